@@ -1,0 +1,75 @@
+#include "compiler/diagnostics.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace gs::compiler {
+
+SourceFile SourceFile::from_text(std::string path, std::string text) {
+  SourceFile f{std::move(path), std::move(text), {}};
+  std::istringstream in(f.text);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    f.lines.push_back(line);
+  }
+  return f;
+}
+
+void Diagnostics::add(Severity s, const Location& at, std::string code, std::string message, std::string hint) {
+  Diagnostic d;
+  d.severity = s, d.code = std::move(code), d.message = std::move(message), d.hint = std::move(hint);
+  if (at.file) {
+    d.file = at.file->path;
+    d.line = at.line, d.column = at.column;
+    if (at.line >= 1 && at.line <= at.file->lines.size()) d.source_line = at.file->lines[at.line - 1];
+  }
+  items_.push_back(std::move(d));
+}
+
+void Diagnostics::error(const Location& at, std::string code, std::string message, std::string hint) {
+  add(Severity::Error, at, std::move(code), std::move(message), std::move(hint));
+}
+
+void Diagnostics::warning(const Location& at, std::string code, std::string message, std::string hint) {
+  add(Severity::Warning, at, std::move(code), std::move(message), std::move(hint));
+}
+
+void Diagnostics::file_error(const std::string& path, std::string code, std::string message) {
+  Diagnostic d;
+  d.code = std::move(code), d.message = std::move(message), d.file = path;
+  items_.push_back(std::move(d));
+}
+
+bool Diagnostics::has_errors() const {
+  return std::any_of(items_.begin(), items_.end(), [](const Diagnostic& d) { return d.severity == Severity::Error; });
+}
+
+std::string Diagnostics::render_text() const {
+  std::ostringstream os;
+  for (const auto& d : items_) {
+    const char* sev = d.severity == Severity::Error ? "error" : "warning";
+    if (d.line) os << d.file << ":" << d.line << ":" << d.column << ": ";
+    else if (!d.file.empty()) os << d.file << ": ";
+    os << sev << "[" << d.code << "]: " << d.message << "\n";
+    if (d.line && !d.source_line.empty()) {
+      os << "    " << d.source_line << "\n    ";
+      for (unsigned i = 1; i < d.column && i <= d.source_line.size(); ++i) os << (d.source_line[i - 1] == '\t' ? '\t' : ' ');
+      os << "^\n";
+    }
+    if (!d.hint.empty()) os << "  hint: " << d.hint << "\n";
+  }
+  return os.str();
+}
+
+std::string Diagnostics::render_json() const {
+  nlohmann::ordered_json arr = nlohmann::ordered_json::array();
+  for (const auto& d : items_) {
+    arr.push_back({{"file", d.file}, {"line", d.line}, {"column", d.column},
+                   {"severity", d.severity == Severity::Error ? "error" : "warning"}, {"code", d.code},
+                   {"message", d.message}, {"hint", d.hint}});
+  }
+  return arr.dump(2);
+}
+
+}  // namespace gs::compiler

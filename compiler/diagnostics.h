@@ -1,0 +1,50 @@
+// Diagnostics of the front end: every error carries a file, line and column, the source line with a
+// caret under the offending column, and where possible a hint.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace gs::compiler {
+
+struct SourceFile {
+  std::string path;
+  std::string text;
+  std::vector<std::string> lines;
+  static SourceFile from_text(std::string path, std::string text);
+};
+
+struct Location {
+  const SourceFile* file = nullptr;
+  unsigned line = 0;    // 1-based
+  unsigned column = 0;  // 1-based
+};
+
+enum class Severity { Error, Warning };
+
+struct Diagnostic {
+  Severity severity = Severity::Error;
+  std::string code;  // stable, e.g. "E-UNKNOWN-NAME"
+  std::string message;
+  std::string hint;
+  std::string file;
+  unsigned line = 0, column = 0;
+  std::string source_line;
+};
+
+class Diagnostics {
+ public:
+  void error(const Location& at, std::string code, std::string message, std::string hint = "");
+  void warning(const Location& at, std::string code, std::string message, std::string hint = "");
+  void file_error(const std::string& path, std::string code, std::string message);
+  bool has_errors() const;
+  const std::vector<Diagnostic>& all() const { return items_; }
+  std::string render_text() const;  // human form, one block per diagnostic
+  std::string render_json() const;  // array of {file, line, column, severity, code, message, hint}
+
+ private:
+  void add(Severity s, const Location& at, std::string code, std::string message, std::string hint);
+  std::vector<Diagnostic> items_;
+};
+
+}  // namespace gs::compiler

@@ -1,0 +1,238 @@
+// ANTLR parse tree -> AST. The tree is walked with dynamic_cast on the labelled alternatives, which keeps
+// this file independent of the runtime's visitor/Any API.
+#include <antlr4-runtime.h>
+
+#include <cstdlib>
+
+#include "GStackLexer.h"
+#include "GStackParser.h"
+#include "compiler/ast.h"
+
+namespace gs::compiler {
+namespace {
+
+using P = gsgen::GStackParser;
+
+class ErrorCollector : public antlr4::BaseErrorListener {
+ public:
+  ErrorCollector(const SourceFile& src, Diagnostics& diags) : src_(src), diags_(diags) {}
+  void syntaxError(antlr4::Recognizer*, antlr4::Token*, size_t line, size_t col, const std::string& msg,
+                   std::exception_ptr) override {
+    ++count;
+    if (count > 20) return;  // one broken file should not bury the rest
+    diags_.error({&src_, unsigned(line), unsigned(col + 1)}, "E-SYNTAX", msg);
+  }
+  int count = 0;
+
+ private:
+  const SourceFile& src_;
+  Diagnostics& diags_;
+};
+
+class Builder {
+ public:
+  explicit Builder(const SourceFile& src) : src_(src) {}
+
+  Location at(antlr4::Token* t) const { return {&src_, unsigned(t->getLine()), unsigned(t->getCharPositionInLine() + 1)}; }
+  Location at(antlr4::ParserRuleContext* c) const { return at(c->getStart()); }
+
+  static std::string unquote(antlr4::Token* t) {
+    if (!t) return "";
+    std::string s = t->getText(), out;
+    for (size_t i = 1; i + 1 < s.size(); ++i) {
+      if (s[i] == '\\' && i + 2 < s.size()) {
+        char c = s[++i];
+        out += c == 'n' ? '\n' : c == 't' ? '\t' : c;
+      } else {
+        out += s[i];
+      }
+    }
+    return out;
+  }
+  static double number(const std::string& text) { return std::strtod(text.c_str(), nullptr); }
+  static double signed_number(P::SignedNumberContext* c) {
+    double v = number(c->NUMBER()->getText());
+    return c->getStart()->getText() == "-" ? -v : v;
+  }
+  std::string docs(P::DocsContext* c) const {
+    std::string out;
+    if (!c) return out;
+    for (auto* d : c->DOC()) {
+      std::string line = d->getText().substr(3);
+      if (!line.empty() && line[0] == ' ') line.erase(0, 1);
+      out += (out.empty() ? "" : "\n") + line;
+    }
+    return out;
+  }
+  AUnit unit(P::UnitExprContext* c) const {
+    size_t a = c->getStart()->getStartIndex(), b = c->getStop()->getStopIndex();
+    return {src_.text.substr(a, b - a + 1), at(c)};
+  }
+  ANameRef name_ref(antlr4::Token* t) const { return {t->getText(), at(t)}; }
+  ANameRef name_ref(P::QnameContext* q) const { return {q->getText(), at(q)}; }
+  std::vector<ANameRef> refs(P::RefListContext* c) const {
+    std::vector<ANameRef> out;
+    if (c)
+      for (auto* id : c->IDENT()) out.push_back({id->getText(), at(id->getSymbol())});
+    return out;
+  }
+
+  AExpr expr(P::ExprContext* c) const {
+    AExpr e;
+    e.at = at(c);
+    // A binary node is located at its operator, where a caret explains a mismatch best.
+    auto binary = [&](Op op, P::ExprContext* a, P::ExprContext* b) {
+      e.k = AExpr::K::Binary, e.op = op;
+      e.kids.push_back(expr(a)), e.kids.push_back(expr(b));
+      auto* op_token = dynamic_cast<antlr4::tree::TerminalNode*>(c->children.at(1));
+      e.at = op_token ? at(op_token->getSymbol()) : e.kids[0].at;
+      return e;
+    };
+    if (auto* x = dynamic_cast<P::NumContext*>(c)) {
+      e.k = AExpr::K::Num, e.number = number(x->NUMBER()->getText());
+    } else if (auto* x = dynamic_cast<P::QuantityContext*>(c)) {
+      e.k = AExpr::K::Quantity, e.number = number(x->NUMBER()->getText());
+      AUnit u = unit(x->unitExpr());
+      e.text = u.text, e.unit_at = u.at;
+    } else if (auto* x = dynamic_cast<P::RefContext*>(c)) {
+      e.k = AExpr::K::Ref, e.text = x->qname()->getText();
+    } else if (auto* x = dynamic_cast<P::ParenContext*>(c)) {
+      return expr(x->expr());
+    } else if (auto* x = dynamic_cast<P::UnaryContext*>(c)) {
+      if (x->op->getText() == "+") return expr(x->expr());
+      e.k = AExpr::K::Neg, e.kids.push_back(expr(x->expr()));
+    } else if (auto* x = dynamic_cast<P::PowContext*>(c)) {
+      return binary(Op::Pow, x->expr(0), x->expr(1));
+    } else if (auto* x = dynamic_cast<P::MulDivContext*>(c)) {
+      return binary(x->op->getText() == "*" ? Op::Mul : Op::Div, x->expr(0), x->expr(1));
+    } else if (auto* x = dynamic_cast<P::AddSubContext*>(c)) {
+      return binary(x->op->getText() == "+" ? Op::Add : Op::Sub, x->expr(0), x->expr(1));
+    } else if (auto* x = dynamic_cast<P::CompareContext*>(c)) {
+      const std::string o = x->op->getText();
+      Op op = o == "<" ? Op::Lt : o == "<=" ? Op::Le : o == ">" ? Op::Gt : o == ">=" ? Op::Ge : o == "==" ? Op::Eq : Op::Ne;
+      return binary(op, x->expr(0), x->expr(1));
+    } else if (auto* x = dynamic_cast<P::AndContext*>(c)) {
+      return binary(Op::And, x->expr(0), x->expr(1));
+    } else if (auto* x = dynamic_cast<P::OrContext*>(c)) {
+      return binary(Op::Or, x->expr(0), x->expr(1));
+    } else if (auto* x = dynamic_cast<P::NotContext*>(c)) {
+      e.k = AExpr::K::Not, e.kids.push_back(expr(x->expr()));
+    } else if (auto* x = dynamic_cast<P::CallContext*>(c)) {
+      e.k = AExpr::K::Call, e.text = x->fn->getText();
+      for (auto* a : x->expr()) e.kids.push_back(expr(a));
+    } else if (auto* x = dynamic_cast<P::PiecewiseContext*>(c)) {
+      e.k = AExpr::K::Piecewise;
+      for (auto* p : x->piece()) e.kids.push_back(expr(p->value)), e.kids.push_back(expr(p->cond));
+      e.kids.push_back(expr(x->otherwise));
+    }
+    return e;
+  }
+
+  ADecl relation(P::RelationDeclContext* c) const {
+    ADecl d;
+    d.k = ADecl::K::Relation;
+    d.keyword_at = at(c);
+    d.name = c->name->getText(), d.at = at(c->name);
+    const std::string h = c->head->getText();
+    d.head = h == "eq" ? Head::Eq : h == "variant" ? Head::Variant : h == "approx" ? Head::Approx
+           : h == "constraint" ? Head::Constraint : h == "iterate" ? Head::Iterate : h == "ode" ? Head::Ode : Head::Stochastic;
+    if (c->variantKey()) d.variant_key = name_ref(c->variantKey()->key);
+    if (c->validity()) d.validity = expr(c->validity()->expr());
+    d.description = unquote(c->desc);
+    d.refs = refs(c->refList());
+    auto* body = c->body();
+    if (auto* b = dynamic_cast<P::BodyEquationContext*>(body)) {
+      d.body = ADecl::Body::Equation, d.lhs = expr(b->lhs), d.rhs = expr(b->rhs);
+    } else if (auto* b = dynamic_cast<P::BodyIterateContext*>(body)) {
+      d.body = ADecl::Body::Iterate, d.lhs = expr(b->lhs), d.rhs = expr(b->map);
+      d.binder = b->binder->getText(), d.binder_at = at(b->binder);
+      d.initial = expr(b->init), d.count = expr(b->count);
+    } else if (auto* b = dynamic_cast<P::BodyDifferentialContext*>(body)) {
+      d.body = ADecl::Body::Differential, d.target = name_ref(b->target), d.indep = name_ref(b->indep);
+      d.rhs = expr(b->rhs);
+      if (b->order) d.order = unsigned(std::strtoul(b->order->getText().c_str(), nullptr, 10));
+    } else if (auto* b = dynamic_cast<P::BodyStochasticContext*>(body)) {
+      d.body = ADecl::Body::Stochastic, d.lhs = expr(b->lhs), d.distribution = b->dist->getText();
+      for (auto* e : b->expr())
+        if (e != b->lhs && e != b->mean) d.dist_params.push_back(expr(e));
+      if (b->mean) d.mean = expr(b->mean);
+    } else if (auto* b = dynamic_cast<P::BodyConditionContext*>(body)) {
+      d.body = ADecl::Body::Condition, d.cond = expr(b->cond);
+    }
+    return d;
+  }
+
+  ADecl decl(P::DeclContext* c) const {
+    ADecl d;
+    if (auto* x = c->dimensionDecl()) {
+      d.k = ADecl::K::Dimension, d.name = x->name->getText(), d.at = at(x->name), d.description = unquote(x->desc);
+    } else if (auto* x = c->unitDecl()) {
+      d.k = ADecl::K::Unit, d.name = x->name->getText(), d.at = at(x->name), d.description = unquote(x->desc);
+      if (x->base) d.base_dim = x->base->getText(), d.base_at = at(x->base);
+      if (x->scale) d.scale = signed_number(x->scale);
+      if (x->unitExpr()) d.unit = unit(x->unitExpr());
+    } else if (auto* x = c->prefixDecl()) {
+      d.k = ADecl::K::Prefix, d.name = x->name->getText(), d.at = at(x->name), d.scale = signed_number(x->signedNumber());
+    } else if (auto* x = c->refDecl()) {
+      d.k = ADecl::K::Ref, d.name = x->name->getText(), d.at = at(x->name), d.citation = unquote(x->citation);
+      for (auto* f : x->refField()) {
+        if (f->kind) d.ref_kind = f->kind->getText();
+        if (f->url) d.url = unquote(f->url);
+        if (f->year) d.year = int(number(f->year->getText()));
+        if (f->locator) d.locator = unquote(f->locator);
+      }
+    } else if (auto* x = c->varDecl()) {
+      d.k = ADecl::K::Var, d.name = x->name->getText(), d.at = at(x->name), d.unit = unit(x->unitExpr());
+      d.description = unquote(x->desc), d.refs = refs(x->refList());
+      if (x->assumeList())
+        for (auto* a : x->assumeList()->assumption()) {
+          AAssume as{a->IDENT()->getText(), {}, {}, at(a)};
+          if (a->lo) as.lo = signed_number(a->lo), as.hi = signed_number(a->hi);
+          d.assumptions.push_back(as);
+        }
+    } else if (auto* x = c->constDecl()) {
+      d.k = ADecl::K::Const, d.name = x->name->getText(), d.at = at(x->name), d.value = signed_number(x->value);
+      d.unit = unit(x->unitExpr()), d.description = unquote(x->desc), d.refs = refs(x->refList());
+    } else if (auto* x = c->relationDecl()) {
+      d = relation(x);
+    }
+    d.keyword_at = at(c);
+    d.doc = docs(c->docs());
+    return d;
+  }
+
+  AFile file(P::File_Context* c) const {
+    AFile f;
+    f.source = &src_;
+    auto* s = c->systemDecl();
+    f.system = s->name->getText(), f.system_at = at(s->name), f.system_description = unquote(s->desc);
+    f.system_doc = docs(c->docs());
+    for (auto* u : c->useDecl())
+      for (auto* id : u->IDENT()) f.uses.push_back({id->getText(), at(id->getSymbol())});
+    for (auto* d : c->decl()) f.decls.push_back(decl(d));
+    return f;
+  }
+
+ private:
+  const SourceFile& src_;
+};
+
+}  // namespace
+
+std::optional<AFile> parse_file(const SourceFile& src, Diagnostics& diags) {
+  antlr4::ANTLRInputStream input(src.text);
+  gsgen::GStackLexer lexer(&input);
+  antlr4::CommonTokenStream tokens(&lexer);
+  gsgen::GStackParser parser(&tokens);
+  ErrorCollector errors(src, diags);
+  lexer.removeErrorListeners();
+  lexer.addErrorListener(&errors);
+  parser.removeErrorListeners();
+  parser.addErrorListener(&errors);
+  auto* tree = parser.file_();
+  if (errors.count > 0) return std::nullopt;
+  // Stray characters reach the parser as ERRCHAR tokens, which always fail above.
+  return Builder(src).file(tree);
+}
+
+}  // namespace gs::compiler

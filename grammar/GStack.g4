@@ -1,0 +1,106 @@
+// Grammar of the .gstack model language. See docs/language.md for the meaning of each construct.
+// Built with the ANTLR 4.7.2 tool against the 4.9 C++ runtime (both ATN serialization v3).
+grammar GStack;
+
+file_        : docs systemDecl useDecl* decl* EOF ;
+
+docs         : DOC* ;
+
+systemDecl   : SYSTEM name=IDENT desc=STRING? ;
+useDecl      : USE IDENT (',' IDENT)* ;
+
+decl         : docs ( dimensionDecl | unitDecl | prefixDecl | refDecl | varDecl | constDecl | relationDecl ) ;
+
+dimensionDecl: DIMENSION name=IDENT desc=STRING? ;
+// `unit m : length` makes m the base unit of a base dimension; `unit J = kg*m^2/s^2` derives one.
+unitDecl     : UNIT name=IDENT ( ':' base=IDENT | '=' scale=signedNumber? unitExpr? ) desc=STRING? ;
+prefixDecl   : PREFIX name=IDENT '=' signedNumber ;
+refDecl      : REF name=IDENT citation=STRING refField* ;
+refField     : KIND_KW kind=IDENT | URL url=STRING | YEAR year=NUMBER | AT locator=STRING ;
+
+varDecl      : VAR name=qname ':' unitExpr desc=STRING? refList? assumeList? ;
+constDecl    : CONST name=qname '=' value=signedNumber unitExpr desc=STRING? refList ;
+refList      : REF IDENT (',' IDENT)* ;
+assumeList   : ASSUME assumption (',' assumption)* ;
+assumption   : IDENT ( '(' lo=signedNumber ',' hi=signedNumber ')' )? ;
+
+relationDecl : head=relationHead name=IDENT variantKey? validity? ':' body desc=STRING? refList? ;
+relationHead : EQ_KW | VARIANT | APPROX | CONSTRAINT | ITERATE | ODE | STOCHASTIC ;
+variantKey   : '[' key=IDENT ']' ;
+validity     : WHEN expr ;
+body         : lhs=expr '=' map=expr OVER binder=IDENT FROM init=expr TIMES count=expr         # BodyIterate
+             | DERIV '(' target=qname ',' indep=qname (',' order=NUMBER)? ')' '=' rhs=expr    # BodyDifferential
+             | lhs=expr '~' dist=IDENT '(' expr (',' expr)* ')' (MEAN mean=expr)?              # BodyStochastic
+             | lhs=expr '=' rhs=expr                                                         # BodyEquation
+             | cond=expr                                                                     # BodyCondition
+             ;
+
+expr         : <assoc=right> expr '^' expr                              # Pow
+             | op=('+' | '-') expr                                      # Unary
+             | expr op=('*' | '/') expr                                 # MulDiv
+             | expr op=('+' | '-') expr                                 # AddSub
+             | expr op=('<' | '<=' | '>' | '>=' | '==' | '!=') expr     # Compare
+             | NOT expr                                                 # Not
+             | expr AND expr                                            # And
+             | expr OR expr                                             # Or
+             | PIECEWISE '{' piece (';' piece)* ';' otherwise=expr OTHERWISE ';'? '}'  # Piecewise
+             | fn=IDENT '(' expr (',' expr)* ')'                        # Call
+             | '(' expr ')'                                             # Paren
+             | NUMBER '[' unitExpr ']'                                  # Quantity
+             | NUMBER                                                   # Num
+             | qname                                                    # Ref
+             ;
+piece        : value=expr IF cond=expr ;
+
+unitExpr     : unitTerm ( op+=('*' | '/') unitTerm )* ;
+unitTerm     : unitAtom ( '^' unitExponent )? ;
+unitAtom     : IDENT | NUMBER | '(' unitExpr ')' ;
+unitExponent : '-'? NUMBER | '(' '-'? NUMBER ('/' NUMBER)? ')' ;
+signedNumber : '-'? NUMBER ;
+
+qname        : IDENT | QNAME ;
+
+SYSTEM     : 'system' ;
+USE        : 'use' ;
+DIMENSION  : 'dimension' ;
+UNIT       : 'unit' ;
+PREFIX     : 'prefix' ;
+REF        : 'ref' ;
+KIND_KW    : 'kind' ;
+URL        : 'url' ;
+YEAR       : 'year' ;
+AT         : 'at' ;
+VAR        : 'var' ;
+CONST      : 'const' ;
+ASSUME     : 'assume' ;
+EQ_KW      : 'eq' ;
+VARIANT    : 'variant' ;
+APPROX     : 'approx' ;
+CONSTRAINT : 'constraint' ;
+ITERATE    : 'iterate' ;
+ODE        : 'ode' ;
+STOCHASTIC : 'stochastic' ;
+WHEN       : 'when' ;
+OVER       : 'over' ;
+FROM       : 'from' ;
+TIMES      : 'times' ;
+DERIV      : 'derivative' ;
+MEAN       : 'mean' ;
+PIECEWISE  : 'piecewise' ;
+IF         : 'if' ;
+OTHERWISE  : 'otherwise' ;
+AND        : 'and' ;
+OR         : 'or' ;
+NOT        : 'not' ;
+
+// A dotted name is one token, so keywords may appear as its parts (physical.eq.elmore_delay).
+QNAME      : ID_PART ('.' ID_PART)+ ;
+IDENT      : ID_PART ;
+fragment ID_PART : [a-zA-Z_] [a-zA-Z_0-9]* ;
+NUMBER     : [0-9]+ ('.' [0-9]*)? ([eE] [+-]? [0-9]+)? | '.' [0-9]+ ([eE] [+-]? [0-9]+)? ;
+STRING     : '"' ( ~["\\\r\n] | '\\' . )* '"' ;
+DOC        : '///' ~[\r\n]* ;
+COMMENT    : '#' ~[\r\n]* -> skip ;
+LINE_COMMENT : '//' ~[\r\n]* -> skip ;
+WS         : [ \t\r\n]+ -> skip ;
+ERRCHAR    : . ;
