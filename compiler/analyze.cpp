@@ -318,7 +318,7 @@ class Analyzer {
   bool same_dim(const Dim& a, const Dim& b, const Location& at, const std::string& what) {
     if (a == b) return true;
     d_.error(at, "E-UNIT-MISMATCH", what + ": left is " + img_.units.describe(a) + ", right is " + img_.units.describe(b),
-             "check the units of the variables involved, or convert with a quantity such as 1 [h]");
+             "the right side lacks a factor with dimension " + img_.units.describe(a / b));
     return false;
   }
 
@@ -344,8 +344,12 @@ class Analyzer {
       }
       case Head::Ode: {
         Expr scratch;
-        AExpr target{AExpr::K::Ref, Op::Add, 0, decl.target->name, decl.target->at, {}, {}};
-        AExpr indep{AExpr::K::Ref, Op::Add, 0, decl.indep->name, decl.indep->at, {}, {}};
+        auto ref = [](const ANameRef& n) {
+          AExpr e;
+          e.k = AExpr::K::Ref, e.text = n.name, e.at = e.begin = n.at;
+          return e;
+        };
+        AExpr target = ref(*decl.target), indep = ref(*decl.indep);
         auto x = defined_variable(target, decl, scope);
         auto t = x ? lower_expr(indep, scope, d_, scratch) : std::nullopt;
         if (!t) return false;
@@ -354,7 +358,7 @@ class Analyzer {
         r.role = Role::Differential, r.kind = Kind::Differential, r.lhs_var = int32_t(*x);
         r.indep_var = int32_t(scratch.nodes[0].index), r.order = decl.order;
         Dim expected = img_.vars[*x].dim / t->dim.pow(Rational::make(decl.order, 1));
-        return same_dim(expected, rhs->dim, decl.rhs->at, sides);
+        return same_dim(expected, rhs->dim, decl.rhs->begin, sides);
       }
       default: break;
     }
@@ -369,9 +373,9 @@ class Analyzer {
       auto init = lower_expr(*decl.initial, scope, d_, r.initial);
       auto count = init ? lower_expr(*decl.count, scope, d_, r.iterations) : std::nullopt;
       if (!count) return false;
-      if (!same_dim(target, init->dim, decl.initial->at, "the initial value of '" + decl.name + "' has the wrong dimension")) return false;
+      if (!same_dim(target, init->dim, decl.initial->begin, "the initial value of '" + decl.name + "' has the wrong dimension")) return false;
       if (!count->dim.dimensionless()) {
-        d_.error(decl.count->at, "E-UNIT-MISMATCH", "the iteration count of '" + decl.name + "' must be dimensionless");
+        d_.error(decl.count->begin, "E-UNIT-MISMATCH", "the iteration count of '" + decl.name + "' must be dimensionless");
         return false;
       }
     } else if (decl.head == Head::Stochastic) {
@@ -382,7 +386,7 @@ class Analyzer {
       }
       if (!decl.mean) return true;
       auto m = lower_expr(*decl.mean, scope, d_, r.rhs);
-      return m && same_dim(target, m->dim, decl.mean->at, "the mean of '" + decl.name + "' has the wrong dimension");
+      return m && same_dim(target, m->dim, decl.mean->begin, "the mean of '" + decl.name + "' has the wrong dimension");
     } else {
       r.role = decl.head == Head::Variant ? Role::Variant : decl.head == Head::Approx ? Role::Approximation : Role::Identity;
       if (decl.variant_key) r.variant_key = decl.variant_key->name;
@@ -390,7 +394,7 @@ class Analyzer {
         auto v = lower_expr(*decl.validity, scope, d_, r.validity);
         if (!v) return false;
         if (!v->boolean) {
-          d_.error(decl.validity->at, "E-VALIDITY", "the validity of '" + decl.name + "' is not a condition",
+          d_.error(decl.validity->begin, "E-VALIDITY", "the validity of '" + decl.name + "' is not a condition",
                    "write a comparison, e.g. 'when x < 1'");
           return false;
         }
@@ -399,11 +403,11 @@ class Analyzer {
     auto rhs = lower_expr(*decl.rhs, inner, d_, r.rhs);
     if (!rhs) return false;
     if (rhs->boolean) {
-      d_.error(decl.rhs->at, "E-CONDITION", "the right side of '" + decl.name + "' is a condition, not a value");
+      d_.error(decl.rhs->begin, "E-CONDITION", "the right side of '" + decl.name + "' is a condition, not a value");
       return false;
     }
     if (r.kind == Kind::Algebraic && !r.rhs.nodes.empty() && r.rhs.nodes.back().op == Op::Piecewise) r.kind = Kind::Piecewise;
-    return same_dim(target, rhs->dim, decl.rhs->at, sides);
+    return same_dim(target, rhs->dim, decl.rhs->begin, sides);
   }
 
   // One selected definition per variable: at most one identity, and no identity beside variants.

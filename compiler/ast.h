@@ -16,7 +16,8 @@ struct AExpr {
   Op op = Op::Add;       // Binary: Add Sub Mul Div Pow Lt Le Gt Ge Eq Ne And Or
   double number = 0;     // Num and Quantity
   std::string text;      // Ref: variable name; Call: function name; Quantity: unit text
-  Location at;           // first character
+  Location at;           // where a caret explains this node best: the operator of a binary node
+  Location begin;        // first character of the whole expression
   Location unit_at;      // Quantity: first character of the unit text
   std::vector<AExpr> kids;  // Piecewise: value, cond, value, cond, ..., otherwise
 };

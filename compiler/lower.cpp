@@ -61,7 +61,7 @@ class Lowerer {
   std::optional<Typed> number(const AExpr& e) {
     auto t = run(e);
     if (t && t->boolean) {
-      d_.error(e.at, "E-CONDITION", "expected a number here, but this is a condition",
+      d_.error(e.begin, "E-CONDITION", "expected a number here, but this is a condition",
                "conditions belong in 'when', in piecewise branches, or in a constraint");
       return std::nullopt;
     }
@@ -71,7 +71,7 @@ class Lowerer {
   std::optional<Typed> condition(const AExpr& e) {
     auto t = run(e);
     if (t && !t->boolean) {
-      d_.error(e.at, "E-CONDITION", "expected a condition here, but this is a number",
+      d_.error(e.begin, "E-CONDITION", "expected a condition here, but this is a number",
                "compare it with something, e.g. 'x > 0'");
       return std::nullopt;
     }
@@ -138,13 +138,13 @@ class Lowerer {
       case Op::Div: return Typed{a->dim / b->dim, false, fold(y != 0 ? x / y : NAN)};
       case Op::Pow: {
         if (!b->dim.dimensionless()) {
-          d_.error(e.kids[1].at, "E-UNIT-EXPONENT", "an exponent must be dimensionless, but this one is " + dim(b->dim));
+          d_.error(e.kids[1].begin, "E-UNIT-EXPONENT", "an exponent must be dimensionless, but this one is " + dim(b->dim));
           return std::nullopt;
         }
         if (a->dim.dimensionless()) return Typed{Dim{}, false, fold(std::pow(x, y))};
         auto r = b->constant ? as_rational(*b->constant) : std::nullopt;
         if (!r) {
-          d_.error(e.kids[1].at, "E-UNIT-EXPONENT",
+          d_.error(e.kids[1].begin, "E-UNIT-EXPONENT",
                    "the base has dimension " + dim(a->dim) + ", so its exponent must be a constant rational number",
                    "a variable exponent is only allowed on a dimensionless base");
           return std::nullopt;
@@ -182,12 +182,12 @@ class Lowerer {
       auto t = number(k);
       if (!t) return std::nullopt;
       if (info.needs_dimensionless && !t->dim.dimensionless()) {
-        d_.error(k.at, "E-UNIT-ARGUMENT", "the argument of '" + e.text + "' must be dimensionless, but it is " + dim(t->dim),
+        d_.error(k.begin, "E-UNIT-ARGUMENT", "the argument of '" + e.text + "' must be dimensionless, but it is " + dim(t->dim),
                  "divide by a reference quantity of the same dimension first");
         return std::nullopt;
       }
       if (!args.empty() && !(t->dim == args[0].dim)) {
-        d_.error(k.at, "E-UNIT-ARGUMENT", "the arguments of '" + e.text + "' have different dimensions: " + dim(args[0].dim) +
+        d_.error(k.begin, "E-UNIT-ARGUMENT", "the arguments of '" + e.text + "' have different dimensions: " + dim(args[0].dim) +
                  " and " + dim(t->dim));
         return std::nullopt;
       }
@@ -211,7 +211,7 @@ class Lowerer {
       auto t = number(e.kids[i]);
       if (!t) return std::nullopt;
       if (d && !(*d == t->dim)) {
-        d_.error(e.kids[i].at, "E-UNIT-BRANCH", "this piecewise branch is " + dim(t->dim) + ", but the first branch is " + dim(*d));
+        d_.error(e.kids[i].begin, "E-UNIT-BRANCH", "this piecewise branch is " + dim(t->dim) + ", but the first branch is " + dim(*d));
         return std::nullopt;
       }
       d = t->dim;

@@ -79,7 +79,7 @@ class Builder {
 
   AExpr expr(P::ExprContext* c) const {
     AExpr e;
-    e.at = at(c);
+    e.at = e.begin = at(c);
     // A binary node is located at its operator, where a caret explains a mismatch best.
     auto binary = [&](Op op, P::ExprContext* a, P::ExprContext* b) {
       e.k = AExpr::K::Binary, e.op = op;

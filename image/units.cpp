@@ -17,7 +17,9 @@ Rational Rational::make(int64_t n, int64_t d) {
 }
 
 std::string Rational::str() const {
-  return den == 1 ? std::to_string(num) : "(" + std::to_string(num) + "/" + std::to_string(den) + ")";
+  if (den == 1) return std::to_string(num);
+  std::string s = "(";
+  return s.append(std::to_string(num)).append("/").append(std::to_string(den)).append(")");
 }
 
 Dim Dim::base(size_t index) {
@@ -77,15 +79,21 @@ std::vector<std::string> UnitTable::all_names() const {
 
 std::string UnitTable::describe(const Dim& d) const {
   if (d.dimensionless()) return "1";
+  // Positive exponents first, so "USD·s^-1" reads as a rate.
   std::string out;
-  for (size_t i = 0; i < d.exps.size(); ++i) {
-    if (d.exps[i].is_zero()) continue;
-    std::string symbol = i < dimension_names.size() ? dimension_names[i] : "dim" + std::to_string(i);
-    for (const auto& u : units)
-      if (u.scale == 1 && u.dim == Dim::base(i)) { symbol = u.name; break; }
-    if (!out.empty()) out += "·";
-    out += symbol;
-    if (!(d.exps[i] == Rational{1, 1})) out += "^" + d.exps[i].str();
+  for (int pass = 0; pass < 2; ++pass) {
+    for (size_t i = 0; i < d.exps.size(); ++i) {
+      if (d.exps[i].is_zero() || (d.exps[i].num > 0) != (pass == 0)) continue;
+      std::string symbol = i < dimension_names.size() ? dimension_names[i] : std::string("dim").append(std::to_string(i));
+      for (const auto& u : units)
+        if (u.scale == 1 && u.dim == Dim::base(i)) {
+          symbol = u.name;
+          break;
+        }
+      if (!out.empty()) out += "·";
+      out += symbol;
+      if (!(d.exps[i] == Rational{1, 1})) out += "^" + d.exps[i].str();
+    }
   }
   return out;
 }
