@@ -31,7 +31,7 @@ class ErrorCollector : public antlr4::BaseErrorListener {
 
 class Builder {
  public:
-  explicit Builder(const SourceFile& src) : src_(src) {}
+  Builder(const SourceFile& src, antlr4::CharStream& input) : src_(src), input_(input) {}
 
   Location at(antlr4::Token* t) const { return {&src_, unsigned(t->getLine()), unsigned(t->getCharPositionInLine() + 1)}; }
   Location at(antlr4::ParserRuleContext* c) const { return at(c->getStart()); }
@@ -64,9 +64,11 @@ class Builder {
     }
     return out;
   }
+  // Token indices count code points, not bytes, so the text must come from the char stream: slicing
+  // src_.text with them goes wrong as soon as anything earlier in the file is not ASCII.
   AUnit unit(P::UnitExprContext* c) const {
     size_t a = c->getStart()->getStartIndex(), b = c->getStop()->getStopIndex();
-    return {src_.text.substr(a, b - a + 1), at(c)};
+    return {input_.getText(antlr4::misc::Interval(a, b)), at(c)};
   }
   ANameRef name_ref(antlr4::Token* t) const { return {t->getText(), at(t)}; }
   ANameRef name_ref(P::QnameContext* q) const { return {q->getText(), at(q)}; }
@@ -178,7 +180,7 @@ class Builder {
       for (auto* f : x->refField()) {
         if (f->kind) d.ref_kind = f->kind->getText();
         if (f->url) d.url = unquote(f->url);
-        if (f->year) d.year = int(number(f->year->getText()));
+        if (f->year) d.year = int(std::clamp(number(f->year->getText()), -1e9, 1e9));  // out-of-range casts are UB
         if (f->locator) d.locator = unquote(f->locator);
       }
     } else if (auto* x = c->varDecl()) {
@@ -196,7 +198,8 @@ class Builder {
     } else if (auto* x = c->relationDecl()) {
       d = relation(x);
     }
-    d.keyword_at = at(c);
+    // The declaration's own context, not `c`: `c` starts at the doc comment when there is one.
+    d.keyword_at = at(dynamic_cast<antlr4::ParserRuleContext*>(c->children.back()));
     d.doc = docs(c->docs());
     return d;
   }
@@ -215,6 +218,7 @@ class Builder {
 
  private:
   const SourceFile& src_;
+  antlr4::CharStream& input_;
 };
 
 }  // namespace
