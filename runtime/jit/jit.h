@@ -1,0 +1,59 @@
+// Native code for model cones (LLVM ORC LLJIT).
+//
+// A cone program is an ordered list of steps "variable := expression" over a set of free inputs, as the
+// resolver selects them for one scenario. The JIT turns it into one machine-code function
+//   void cone(const double* inputs, double* outputs)
+// plus a batch entry point that loops over rows. Values are IEEE doubles without fast-math, so a NaN or
+// an infinity produced by the model reaches the caller instead of being optimised away. LLVM headers
+// are confined to jit.cpp.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "image/expr.h"
+
+namespace gs {
+
+struct ConeStep {
+  uint32_t var = 0;  // the variable this step computes
+  Expr expr;         // reads inputs and earlier steps; Local slot 0 is unsupported here (unfold first)
+};
+
+struct ConeProgram {
+  std::vector<uint32_t> inputs;   // variable ids, in the order of the input array
+  std::vector<ConeStep> steps;    // in evaluation order
+  std::vector<uint32_t> outputs;  // variable ids (inputs or step results), in the order of the output array
+  std::string content_hash() const;  // SHA-256 over a canonical encoding; the JIT cache key
+};
+
+using ConeFn = void (*)(const double* inputs, double* outputs);
+using ConeBatchFn = void (*)(const double* inputs, double* outputs, uint64_t rows);
+
+struct CompiledCone {
+  ConeFn one = nullptr;
+  ConeBatchFn batch = nullptr;  // row-major: inputs rows × n_in, outputs rows × n_out
+  size_t n_inputs = 0, n_outputs = 0;
+  double compile_ms = 0;
+  bool cached = false;  // true when this call found the cone already compiled
+};
+
+class Jit {
+ public:
+  Jit();
+  ~Jit();
+  Jit(const Jit&) = delete;
+  Jit& operator=(const Jit&) = delete;
+  // Compiles (or returns the cached function for) a cone. Throws std::runtime_error on a malformed
+  // program. The returned functions stay valid for the lifetime of this Jit and are thread-safe.
+  CompiledCone compile(const ConeProgram& program);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gs

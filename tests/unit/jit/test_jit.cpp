@@ -1,0 +1,151 @@
+// The JIT against values computed by hand. Programs are built from relations compiled by the real
+// front end, so the expression encoding under test is exactly what images carry.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "compiler/compile.h"
+#include "runtime/jit/jit.h"
+
+namespace {
+
+gs::Image compile_with_units(const std::string& body) {
+  std::ifstream in(std::string(GSTACK_SOURCE_DIR) + "/model/00_units.gstack");
+  std::stringstream units;
+  units << in.rdbuf();
+  auto r = gs::compiler::compile_sources({gs::compiler::SourceFile::from_text("00_units.gstack", units.str()),
+                                          gs::compiler::SourceFile::from_text("t.gstack", body)});
+  INFO(r.diagnostics.render_text());
+  REQUIRE(r.image);
+  return *r.image;
+}
+
+uint32_t var_id(const gs::Image& img, const std::string& name) {
+  for (uint32_t i = 0; i < img.vars.size(); ++i)
+    if (img.vars[i].name == name) return i;
+  FAIL("no variable " << name);
+  return 0;
+}
+
+// One step per relation, in declaration order (the test models are written in dependency order).
+gs::ConeProgram program(const gs::Image& img, const std::vector<std::string>& inputs, const std::vector<std::string>& outputs) {
+  gs::ConeProgram p;
+  for (const auto& n : inputs) p.inputs.push_back(var_id(img, n));
+  for (const auto& r : img.relations)
+    if (r.role != gs::Role::Constraint) p.steps.push_back({uint32_t(r.lhs_var), r.rhs});
+  for (const auto& n : outputs) p.outputs.push_back(var_id(img, n));
+  return p;
+}
+
+const char* kCostModel = R"(
+system t
+ref r "test"
+var t.price : USD/(kW*h) "tariff" ref r
+var t.power : kW "power" ref r
+var t.hours : h "duration" ref r
+var t.energy : kW*h "energy" ref r
+var t.cost : USD "cost" ref r
+eq energy: t.energy = t.power * t.hours
+eq cost: t.cost = t.price * t.energy
+)";
+
+}  // namespace
+
+TEST_CASE("a compiled cone reproduces hand arithmetic in base units") {
+  auto img = compile_with_units(kCostModel);
+  gs::Jit jit;
+  auto cone = jit.compile(program(img, {"t.price", "t.power", "t.hours"}, {"t.energy", "t.cost"}));
+  REQUIRE((cone.one != nullptr && cone.batch != nullptr));
+  // 0.36 USD/kWh, 5.2 kW for 1.5 h, all in base units: USD/J, W, s.
+  const double in[] = {0.36 / 3.6e6, 5200.0, 1.5 * 3600.0};
+  double out[2];
+  cone.one(in, out);
+  CHECK(out[0] == doctest::Approx(5200.0 * 5400.0).epsilon(1e-15));
+  CHECK(out[1] == doctest::Approx(0.36 * 5.2 * 1.5).epsilon(1e-14));  // 2.808 USD
+}
+
+TEST_CASE("the batch entry point evaluates every row") {
+  auto img = compile_with_units(kCostModel);
+  gs::Jit jit;
+  auto cone = jit.compile(program(img, {"t.price", "t.power", "t.hours"}, {"t.cost"}));
+  std::vector<double> in, out(1000);
+  for (int i = 0; i < 1000; ++i) in.insert(in.end(), {1e-7, 1000.0 + i, 3600.0});
+  cone.batch(in.data(), out.data(), 1000);
+  for (int i = 0; i < 1000; i += 97) CHECK(out[size_t(i)] == doctest::Approx(1e-7 * (1000.0 + i) * 3600.0).epsilon(1e-14));
+}
+
+TEST_CASE("compiled cones are cached by content hash") {
+  auto img = compile_with_units(kCostModel);
+  gs::Jit jit;
+  auto p = program(img, {"t.price", "t.power", "t.hours"}, {"t.cost"});
+  auto first = jit.compile(p), second = jit.compile(p);
+  CHECK_FALSE(first.cached);
+  CHECK(second.cached);
+  CHECK(reinterpret_cast<void*>(first.one) == reinterpret_cast<void*>(second.one));
+  auto other = p;
+  other.outputs.push_back(var_id(img, "t.energy"));
+  CHECK(other.content_hash() != p.content_hash());
+}
+
+TEST_CASE("piecewise, min, max, floor, ceil, pow, exp and log") {
+  auto img = compile_with_units(R"(
+system t
+ref r "test"
+var t.x : 1 "input" ref r
+var t.pw : 1 "piecewise" ref r
+var t.mm : 1 "min/max" ref r
+var t.fc : 1 "floor and ceil" ref r
+var t.pe : 1 "pow, exp, log" ref r
+eq pw: t.pw = piecewise { 1 if t.x < 0; t.x ^ 2 if t.x < 2; 10 otherwise }
+eq mm: t.mm = max(min(t.x, 3), -1)
+eq fc: t.fc = floor(t.x) + ceil(t.x)
+eq pe: t.pe = exp(log(t.x ^ 1.5)) + sqrt(t.x) + t.x ^ -1
+)");
+  gs::Jit jit;
+  auto cone = jit.compile(program(img, {"t.x"}, {"t.pw", "t.mm", "t.fc", "t.pe"}));
+  auto eval = [&](double x) {
+    std::array<double, 4> out{};
+    cone.one(&x, out.data());
+    return out;
+  };
+  auto a = eval(1.5);
+  CHECK(a[0] == doctest::Approx(2.25));
+  CHECK(a[1] == doctest::Approx(1.5));
+  CHECK(a[2] == doctest::Approx(3.0));
+  CHECK(a[3] == doctest::Approx(std::pow(1.5, 1.5) + std::sqrt(1.5) + 1 / 1.5).epsilon(1e-13));
+  auto b = eval(-4);
+  CHECK(b[0] == 1.0);
+  CHECK(b[1] == -1.0);
+  CHECK(b[2] == -8.0);
+  CHECK(eval(7)[0] == 10.0);
+  CHECK(eval(7)[1] == 3.0);
+}
+
+TEST_CASE("NaN and infinity reach the caller") {
+  auto img = compile_with_units(R"(
+system t
+ref r "test"
+var t.x : 1 "input" ref r
+var t.y : 1 "quotient" ref r
+var t.m : 1 "min with a NaN operand" ref r
+eq y: t.y = 1 / t.x
+eq m: t.m = min(log(t.x), 5)
+)");
+  gs::Jit jit;
+  auto cone = jit.compile(program(img, {"t.x"}, {"t.y", "t.m"}));
+  double x = 0, out[2];
+  cone.one(&x, out);
+  CHECK(std::isinf(out[0]));
+  x = -1;
+  cone.one(&x, out);
+  CHECK(std::isnan(out[1]));  // log(-1) is NaN and min must not hide it
+}
+
+TEST_CASE("a malformed program is refused, not miscompiled") {
+  auto img = compile_with_units(kCostModel);
+  gs::Jit jit;
+  auto p = program(img, {"t.price"}, {"t.cost"});  // t.power and t.hours are never provided
+  CHECK_THROWS_WITH_AS(jit.compile(p), doctest::Contains("used before it is computed"), std::runtime_error);
+}
