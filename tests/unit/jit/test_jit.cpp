@@ -2,42 +2,17 @@
 // front end, so the expression encoding under test is exactly what images carry.
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
-#include "compiler/compile.h"
 #include "runtime/jit/jit.h"
+#include "tests/unit/support/model_fixture.h"
 
 namespace {
 
-gs::Image compile_with_units(const std::string& body) {
-  std::ifstream in(std::string(GSTACK_SOURCE_DIR) + "/model/00_units.gstack");
-  std::stringstream units;
-  units << in.rdbuf();
-  auto r = gs::compiler::compile_sources({gs::compiler::SourceFile::from_text("00_units.gstack", units.str()),
-                                          gs::compiler::SourceFile::from_text("t.gstack", body)});
-  INFO(r.diagnostics.render_text());
-  REQUIRE(r.image);
-  return *r.image;
-}
-
-uint32_t var_id(const gs::Image& img, const std::string& name) {
-  for (uint32_t i = 0; i < img.vars.size(); ++i)
-    if (img.vars[i].name == name) return i;
-  FAIL("no variable " << name);
-  return 0;
-}
-
-// One step per relation, in declaration order (the test models are written in dependency order).
-gs::ConeProgram program(const gs::Image& img, const std::vector<std::string>& inputs, const std::vector<std::string>& outputs) {
-  gs::ConeProgram p;
-  for (const auto& n : inputs) p.inputs.push_back(var_id(img, n));
-  for (const auto& r : img.relations)
-    if (r.role != gs::Role::Constraint) p.steps.push_back({uint32_t(r.lhs_var), r.rhs});
-  for (const auto& n : outputs) p.outputs.push_back(var_id(img, n));
-  return p;
-}
+using gs::testing::compile_with_units;
+using gs::testing::program;
+using gs::testing::var_id;
 
 const char* kCostModel = R"(
 system t

@@ -1,0 +1,27 @@
+// Uncertainty on a model input: an interval or a named distribution, always in base units.
+#pragma once
+
+#include <string>
+
+#include "runtime/uq/random.h"
+
+namespace gs {
+
+struct Distribution {
+  enum class Kind { Uniform, Normal, Lognormal, Triangular } kind = Kind::Uniform;
+  // Uniform: a = low, b = high. Normal: a = mean, b = standard deviation. Lognormal: a = median,
+  // b = sigma of the underlying normal. Triangular: a = low, b = high, c = mode.
+  double a = 0, b = 0, c = 0;
+
+  double sample(Rng& rng) const;
+  // Maps a uniform in (0, 1) through the inverse CDF, so stratified or quasi-random designs can reuse it.
+  double quantile(double u) const;
+  double mean() const;
+  std::string describe() const;  // e.g. "normal(mean=1, sd=0.1)"
+  // Checks the parameters; returns an empty string when they are valid, else the reason.
+  std::string validate() const;
+};
+
+bool distribution_kind_by_name(const std::string& name, Distribution::Kind& out);
+
+}  // namespace gs

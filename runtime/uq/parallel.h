@@ -1,0 +1,31 @@
+// Evaluates a compiled cone over many rows on all cores. Rows are processed in fixed-size chunks, so
+// anything derived from the chunk index (random streams, output order) does not depend on the number
+// of threads.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+
+#include "runtime/jit/jit.h"
+
+namespace gs {
+
+constexpr size_t kChunkRows = 4096;
+
+struct RowBlock {
+  size_t chunk = 0;      // chunk index
+  size_t first_row = 0;  // global index of the first row
+  size_t rows = 0;
+  double* inputs = nullptr;         // rows × cone.n_inputs, to be filled by `fill`
+  const double* outputs = nullptr;  // rows × cone.n_outputs, valid in `consume`
+};
+
+// fill(block) writes the block's input rows; consume(block) reads its outputs. Both run on worker
+// threads, concurrently for different blocks. progress(rows_done) runs on the calling thread.
+void parallel_evaluate(const CompiledCone& cone, size_t total_rows, unsigned threads,
+                       const std::function<void(RowBlock&)>& fill, const std::function<void(const RowBlock&)>& consume,
+                       const std::function<void(size_t)>& progress = {});
+
+unsigned default_threads();
+
+}  // namespace gs

@@ -1,0 +1,25 @@
+// Values of one swept input, from the command line's SPEC:
+//   "a,b,c"          a list
+//   "lo..hi:n"       n points spaced linearly, ends included
+//   "lo..hi:log:n"   n points spaced geometrically, ends included
+// followed by an optional unit after a space ("0.05..0.5:10 USD/(kW*h)"). Without a unit the numbers are
+// in the variable's display unit. The result is in base units.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "image/units.h"
+
+namespace gs {
+
+struct SweepValues {
+  std::vector<double> values;  // base units
+  std::string error;           // set when parsing failed
+};
+
+SweepValues parse_sweep_spec(const std::string& spec, const UnitTable& units, const Dim& expected,
+                             double display_scale, const std::string& display_unit);
+
+}  // namespace gs

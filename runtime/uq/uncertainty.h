@@ -1,0 +1,46 @@
+// Monte Carlo propagation of input uncertainty through a compiled cone, and Sobol sensitivity indices.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "runtime/jit/jit.h"
+#include "runtime/uq/distribution.h"
+
+namespace gs {
+
+struct UncertainInput {
+  size_t column = 0;  // index into the cone's input array
+  Distribution dist;
+};
+
+struct Summary {
+  size_t samples = 0;
+  size_t nonfinite = 0;  // NaN or infinite outputs, excluded from the statistics and reported
+  double mean = 0, sd = 0, p5 = 0, p50 = 0, p95 = 0, min = 0, max = 0;
+  std::vector<double> bin_edges;   // histogram over [min, max]
+  std::vector<size_t> bin_counts;
+};
+
+// Percentiles by linear interpolation between order statistics (Hyndman & Fan type 7).
+Summary summarize(std::vector<double> values, size_t bins = 20);
+
+// Samples every uncertain input independently; every other input stays at `base`. Returns one vector of
+// samples per cone output. Deterministic for a seed whatever the thread count.
+std::vector<std::vector<double>> monte_carlo(const CompiledCone& cone, const std::vector<double>& base,
+                                             const std::vector<UncertainInput>& inputs, size_t samples,
+                                             uint64_t seed, unsigned threads);
+
+struct SobolIndices {
+  std::vector<double> first;  // S_i, Saltelli et al. (2010) estimator
+  std::vector<double> total;  // S_Ti, Jansen (1999) estimator
+  double variance = 0;
+  size_t evaluations = 0;
+};
+
+// First- and total-order indices of cone output `output` over the uncertain inputs, from N base
+// samples (N·(k+2) evaluations).
+SobolIndices sobol(const CompiledCone& cone, const std::vector<double>& base, const std::vector<UncertainInput>& inputs,
+                   size_t output, size_t n, uint64_t seed, unsigned threads);
+
+}  // namespace gs
