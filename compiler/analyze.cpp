@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 #include "compiler/lower.h"
 #include "image/suggest.h"
@@ -53,7 +54,7 @@ class Analyzer {
   Image img_;
   std::map<const SourceFile*, uint32_t> file_ids_;
   std::map<std::string, uint32_t> system_ids_, ref_ids_, var_ids_, relation_ids_;
-  std::map<std::string, Location> unit_at_, dim_at_, prefix_at_;
+  std::map<std::string, Location> unit_at_, dim_at_, prefix_at_, ref_at_;
   std::vector<std::set<uint32_t>> visible_systems_;  // per system: itself and everything it uses, transitively
   std::map<uint32_t, Location> var_at_;
   std::map<uint32_t, Location> relation_at_;
@@ -85,7 +86,10 @@ class Analyzer {
           continue;
         }
         auto later = std::find_if(files_.begin() + i, files_.end(), [&](const AFile& g) { return g.system == u.name; });
-        if (later != files_.end())
+        if (u.name == f.system)  // found by the search below too, but "loaded after it" would be wrong
+          d_.error(u.at, "E-USE-ORDER", "system '" + f.system + "' uses itself",
+                   "remove this 'use'; a system always sees its own variables");
+        else if (later != files_.end())
           d_.error(u.at, "E-USE-ORDER", "system '" + f.system + "' uses '" + u.name + "', which is loaded after it",
                    "a system may only use systems loaded before it; move '" + u.name + "' earlier in the load order");
         else {
@@ -105,9 +109,10 @@ class Analyzer {
     for (const auto& decl : f.decls) {
       if (decl.k != ADecl::K::Ref) continue;
       if (auto it = ref_ids_.find(decl.name); it != ref_ids_.end()) {
-        duplicate(decl.at, "reference", decl.name, {});
+        duplicate(decl.at, "reference", decl.name, ref_at_[decl.name]);
         continue;
       }
+      ref_at_[decl.name] = decl.at;
       ref_ids_[decl.name] = uint32_t(img_.refs.size());
       img_.refs.push_back({decl.name, decl.citation, decl.ref_kind.empty() ? "paper" : decl.ref_kind, decl.url,
                            decl.locator, decl.year, span(decl.at)});
@@ -223,7 +228,8 @@ class Analyzer {
       v.refs = resolve_refs(decl.refs);
       if (decl.k == ADecl::K::Const) {
         v.is_constant = true, v.value = decl.value * v.unit_scale, v.assume.sign = Sign::Positive;
-        if (decl.refs.empty()) d_.error(decl.at, "E-CONST-SOURCE", "constant '" + decl.name + "' needs a source (ref ...)");
+        if (decl.refs.empty()) d_.error(decl.at, "E-CONST-SOURCE", "constant '" + decl.name + "' needs a source (ref ...)",
+                                         "cite where the value comes from, e.g. 'ref codata2018'");
       } else {
         v.assume = check_assumptions(decl, v.unit_scale);
       }
@@ -357,7 +363,13 @@ class Analyzer {
         if (!rhs) return false;
         r.role = Role::Differential, r.kind = Kind::Differential, r.lhs_var = int32_t(*x);
         r.indep_var = int32_t(scratch.nodes[0].index), r.order = decl.order;
-        Dim expected = img_.vars[*x].dim / t->dim.pow(Rational::make(decl.order, 1));
+        Dim expected;
+        try {
+          expected = img_.vars[*x].dim / t->dim.pow(Rational::make(decl.order, 1));
+        } catch (const std::overflow_error&) {  // an absurd order overflows the exponents
+          d_.error(decl.at, "E-UNIT-EXPONENT", "the order of the derivative in '" + decl.name + "' is too large");
+          return false;
+        }
         return same_dim(expected, rhs->dim, decl.rhs->begin, sides);
       }
       default: break;

@@ -54,7 +54,14 @@ std::string Diagnostics::render_text() const {
     os << sev << "[" << d.code << "]: " << d.message << "\n";
     if (d.line && !d.source_line.empty()) {
       os << "    " << d.source_line << "\n    ";
-      for (unsigned i = 1; i < d.column && i <= d.source_line.size(); ++i) os << (d.source_line[i - 1] == '\t' ? '\t' : ' ');
+      // Columns count code points (as ANTLR does), so step over whole UTF-8 sequences: one pad per character.
+      unsigned col = 1;
+      for (size_t i = 0; col < d.column && i < d.source_line.size(); ++i) {
+        const unsigned char c = static_cast<unsigned char>(d.source_line[i]);
+        if ((c & 0xC0) == 0x80) continue;  // continuation byte
+        os << (c == '\t' ? '\t' : ' ');
+        ++col;
+      }
       os << "^\n";
     }
     if (!d.hint.empty()) os << "  hint: " << d.hint << "\n";
@@ -69,7 +76,8 @@ std::string Diagnostics::render_json() const {
                    {"severity", d.severity == Severity::Error ? "error" : "warning"}, {"code", d.code},
                    {"message", d.message}, {"hint", d.hint}});
   }
-  return arr.dump(2);
+  // A path need not be UTF-8 on Linux; replace bad bytes rather than throw.
+  return arr.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
 }  // namespace gs::compiler

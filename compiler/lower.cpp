@@ -1,6 +1,7 @@
 #include "compiler/lower.h"
 
 #include <cmath>
+#include <stdexcept>
 
 #include "image/suggest.h"
 
@@ -224,7 +225,13 @@ class Lowerer {
 }  // namespace
 
 std::optional<Typed> lower_expr(const AExpr& e, const Scope& scope, Diagnostics& diags, Expr& out) {
-  return Lowerer(scope, diags, out).run(e);
+  try {
+    return Lowerer(scope, diags, out).run(e);
+  } catch (const std::overflow_error&) {  // from Rational: exponents such as sqrt(sqrt(...)) past 32 bits
+    diags.error(e.at, "E-UNIT-EXPONENT", "the dimension of this expression has exponents too large to represent",
+                "simplify the powers and roots, or make the base dimensionless first");
+    return std::nullopt;
+  }
 }
 
 std::optional<Quantity> check_unit(const AUnit& u, const UnitTable& units, Diagnostics& diags) {

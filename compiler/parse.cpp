@@ -2,7 +2,9 @@
 // this file independent of the runtime's visitor/Any API.
 #include <antlr4-runtime.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <optional>
 
 #include "GStackLexer.h"
 #include "GStackParser.h"
@@ -12,6 +14,95 @@ namespace gs::compiler {
 namespace {
 
 using P = gsgen::GStackParser;
+
+// Limits that keep every recursive pass (ANTLR's parser and prediction, the AST builder, the unit
+// checker, the AST's destructor) far from the end of the stack, whatever the input.
+//
+// ANTLR recurses once per parenthesis, prefix operator and right-associative '^' while it parses, so
+// those are counted on the token stream before parsing. Each one counts until its bracket closes (or, at
+// the outermost level, until the next declaration starts): an over-estimate, but no real relation comes
+// near it.
+constexpr size_t kMaxNesting = 256;
+// Chains of left-associative operators (a + b + c ...) are parsed by a loop but still make a deep tree,
+// which is measured after parsing without recursion.
+constexpr size_t kMaxTreeDepth = 2000;
+
+Location token_at(const SourceFile& src, antlr4::Token* t) {
+  return {&src, unsigned(t->getLine()), unsigned(t->getCharPositionInLine() + 1)};
+}
+
+// The first byte that is not part of well-formed UTF-8 (no overlong forms, surrogates or values past
+// U+10FFFF), located by line and code-point column like ANTLR's own positions.
+std::optional<Location> first_invalid_utf8(const SourceFile& src) {
+  const auto* p = reinterpret_cast<const unsigned char*>(src.text.data());
+  const size_t n = src.text.size();
+  unsigned line = 1, column = 1;
+  for (size_t i = 0; i < n;) {
+    const unsigned char c = p[i];
+    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    bool ok = len > 0 && i + len <= n;
+    for (size_t k = 1; ok && k < len; ++k) ok = (p[i + k] & 0xC0) == 0x80;
+    if (ok && len > 1) {
+      uint32_t cp = c & (0xFF >> (len + 1));
+      for (size_t k = 1; k < len; ++k) cp = (cp << 6) | (p[i + k] & 0x3F);
+      static const uint32_t min_for_len[] = {0, 0, 0x80, 0x800, 0x10000};
+      ok = cp >= min_for_len[len] && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF);
+    }
+    if (!ok) return Location{&src, line, column};
+    if (c == '\n') ++line, column = 1;
+    else ++column;
+    i += len;
+  }
+  return std::nullopt;
+}
+
+std::optional<Location> too_deep_tokens(antlr4::CommonTokenStream& tokens, const SourceFile& src) {
+  using L = gsgen::GStackLexer;
+  std::vector<size_t> level{0};  // per open bracket: the prefix operators and powers seen inside it
+  size_t depth = 0;              // open brackets plus every entry of `level`
+  bool after_operand = false;    // a '-' or '+' here is binary, not a prefix
+  for (antlr4::Token* t : tokens.getTokens()) {
+    const size_t type = t->getType();
+    if (type == antlr4::Token::EOF) break;
+    const std::string text = type == L::NUMBER || type == L::IDENT || type == L::QNAME ? "" : t->getText();
+    bool counts = false;
+    if (text == "(" || text == "[" || text == "{") {
+      level.push_back(0), ++depth;
+      if (depth > kMaxNesting) return token_at(src, t);
+    } else if ((text == ")" || text == "]" || text == "}") && level.size() > 1) {
+      depth -= 1 + level.back();
+      level.pop_back();
+    } else if (text == "^" || type == L::NOT || ((text == "-" || text == "+") && !after_operand)) {
+      counts = true;
+    } else if (level.size() == 1 && (type == L::DOC || type == L::VAR || type == L::CONST || type == L::UNIT ||
+               type == L::PREFIX || type == L::DIMENSION || type == L::EQ_KW || type == L::VARIANT ||
+               type == L::APPROX || type == L::CONSTRAINT || type == L::ITERATE || type == L::ODE ||
+               type == L::STOCHASTIC || type == L::USE)) {
+      depth -= level[0], level[0] = 0;
+    }
+    if (counts) {
+      ++level.back(), ++depth;
+      if (depth > kMaxNesting) return token_at(src, t);
+    }
+    after_operand = type == L::NUMBER || type == L::IDENT || type == L::QNAME || text == ")" || text == "]" || text == "}";
+  }
+  return std::nullopt;
+}
+
+std::optional<Location> too_deep_tree(antlr4::tree::ParseTree* root, const SourceFile& src) {
+  std::vector<std::pair<antlr4::tree::ParseTree*, size_t>> work{{root, 1}};
+  while (!work.empty()) {
+    auto [node, depth] = work.back();
+    work.pop_back();
+    if (depth > kMaxTreeDepth) {
+      if (auto* ctx = dynamic_cast<antlr4::ParserRuleContext*>(node)) return token_at(src, ctx->getStart());
+      if (auto* term = dynamic_cast<antlr4::tree::TerminalNode*>(node)) return token_at(src, term->getSymbol());
+      return Location{&src, 1, 1};
+    }
+    for (auto* kid : node->children) work.push_back({kid, depth + 1});
+  }
+  return std::nullopt;
+}
 
 class ErrorCollector : public antlr4::BaseErrorListener {
  public:
@@ -224,19 +315,40 @@ class Builder {
 }  // namespace
 
 std::optional<AFile> parse_file(const SourceFile& src, Diagnostics& diags) {
-  antlr4::ANTLRInputStream input(src.text);
-  gsgen::GStackLexer lexer(&input);
+  if (auto bad = first_invalid_utf8(src)) {
+    diags.error(*bad, "E-ENCODING", "this file is not valid UTF-8", "save the file as UTF-8");
+    return std::nullopt;
+  }
+  std::optional<antlr4::ANTLRInputStream> input;
+  try {
+    input.emplace(src.text);
+  } catch (const std::exception&) {  // the runtime's own decoder; first_invalid_utf8 should catch it first
+    diags.error({&src, 1, 1}, "E-ENCODING", "this file is not valid UTF-8", "save the file as UTF-8");
+    return std::nullopt;
+  }
+  gsgen::GStackLexer lexer(&*input);
   antlr4::CommonTokenStream tokens(&lexer);
-  gsgen::GStackParser parser(&tokens);
   ErrorCollector errors(src, diags);
   lexer.removeErrorListeners();
   lexer.addErrorListener(&errors);
+  tokens.fill();
+  if (auto deep = too_deep_tokens(tokens, src)) {
+    diags.error(*deep, "E-NESTING", "expression nested too deeply (more than " + std::to_string(kMaxNesting) +
+                " levels of parentheses, prefix operators and powers)", "split it into intermediate variables");
+    return std::nullopt;
+  }
+  gsgen::GStackParser parser(&tokens);
   parser.removeErrorListeners();
   parser.addErrorListener(&errors);
   auto* tree = parser.file_();
   if (errors.count > 0) return std::nullopt;
   // Stray characters reach the parser as ERRCHAR tokens, which always fail above.
-  return Builder(src).file(tree);
+  if (auto deep = too_deep_tree(tree, src)) {
+    diags.error(*deep, "E-NESTING", "expression nested too deeply (more than " + std::to_string(kMaxTreeDepth) +
+                " levels of operators)", "split it into intermediate variables");
+    return std::nullopt;
+  }
+  return Builder(src, *input).file(tree);
 }
 
 }  // namespace gs::compiler

@@ -19,7 +19,8 @@ refDecl      : REF name=IDENT citation=STRING refField* ;
 refField     : KIND_KW kind=IDENT | URL url=STRING | YEAR year=NUMBER | AT locator=STRING ;
 
 varDecl      : VAR name=qname ':' unitExpr desc=STRING? refList? assumeList? ;
-constDecl    : CONST name=qname '=' value=signedNumber unitExpr desc=STRING? refList ;
+// The source is required, but checked after parsing (E-CONST-SOURCE) so the message can say so.
+constDecl    : CONST name=qname '=' value=signedNumber unitExpr desc=STRING? refList? ;
 refList      : REF IDENT (',' IDENT)* ;
 assumeList   : ASSUME assumption (',' assumption)* ;
 assumption   : IDENT ( '(' lo=signedNumber ',' hi=signedNumber ')' )? ;

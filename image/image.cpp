@@ -2,11 +2,12 @@
 
 #include <openssl/evp.h>
 
-#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iterator>
 #include <set>
+
+#include "image/atomic_file.h"
 
 namespace gs {
 
@@ -360,8 +361,12 @@ std::vector<uint8_t> write_image(const Image& img) {
 }
 
 Image read_image(const std::vector<uint8_t>& bytes) {
-  if (bytes.size() < kHeaderSize || std::memcmp(bytes.data(), kMagic, 8) != 0)
+  if (bytes.size() < 8 || std::memcmp(bytes.data(), kMagic, 8) != 0)
     throw ImageError("not a gpu_stack registry image (bad magic); rebuild it with `gstackc compile`");
+  // The magic is right, so a short file is a cut-off image rather than some other file.
+  if (bytes.size() < kHeaderSize)
+    throw ImageError("registry image is truncated (" + std::to_string(bytes.size()) + " bytes, shorter than its " +
+                     std::to_string(kHeaderSize) + "-byte header)");
   Reader header(bytes.data() + 8, kHeaderSize - 8);
   uint32_t version = header.u32();
   if (version != kImageFormatVersion)
@@ -391,17 +396,10 @@ Image load_image_file(const std::string& path) {
 }
 
 void save_image_file(const Image& img, const std::string& path) {
-  auto bytes = write_image(img);
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw ImageError("cannot write '" + tmp + "'");
-    out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
-    if (!out) throw ImageError("cannot write '" + tmp + "'");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw ImageError("cannot replace '" + path + "'");
+  try {
+    write_file_atomic(path, write_image(img));
+  } catch (const std::runtime_error& e) {
+    throw ImageError(e.what());
   }
 }
 

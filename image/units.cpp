@@ -2,6 +2,8 @@
 
 #include <cctype>
 #include <cmath>
+#include <climits>
+#include <cstdint>
 #include <cstdlib>
 #include <numeric>
 #include <stdexcept>
@@ -13,7 +15,10 @@ Rational Rational::make(int64_t n, int64_t d) {
   if (d < 0) n = -n, d = -d;
   int64_t g = std::gcd(n < 0 ? -n : n, d);
   if (g == 0) g = 1;
-  return {int32_t(n / g), int32_t(d / g)};
+  n /= g, d /= g;
+  // Narrowing silently would wrap, and a wrapped denominator can become zero or negative.
+  if (n > INT32_MAX || n < -INT32_MAX || d > INT32_MAX) throw std::overflow_error("dimension exponent out of range");
+  return {int32_t(n), int32_t(d)};
 }
 
 std::string Rational::str() const {
@@ -124,6 +129,8 @@ class UnitParser {
   const UnitTable& table_;
   const std::string& s_;
   size_t pos_ = 0;
+  static constexpr size_t kMaxDepth = 256;
+  size_t depth_ = 0;
 
   [[noreturn]] void fail(const std::string& msg) { throw std::runtime_error(msg); }
   void skip() {
@@ -155,6 +162,7 @@ class UnitParser {
     size_t start = pos_;
     while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) ++pos_;
     if (start == pos_) fail("expected an integer exponent");
+    if (pos_ - start > 9) fail("exponent too large");  // std::stoll would throw out_of_range
     int64_t v = std::stoll(s_.substr(start, pos_ - start));
     return neg ? -v : v;
   }
@@ -179,8 +187,11 @@ class UnitParser {
   Quantity atom() {
     skip();
     if (eat('(')) {
+      // Preset strings reach this parser unchecked, so bound the recursion here too.
+      if (++depth_ > kMaxDepth) fail("unit expression nested too deeply");
       Quantity q = expr();
       if (!eat(')')) fail("expected ')'");
+      --depth_;
       return q;
     }
     if (pos_ < s_.size() && s_[pos_] == '1') {

@@ -1,0 +1,20 @@
+// Exports a dependency (or dependent) cone of the variable graph as Graphviz DOT or JSON.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "runtime/registry.h"
+
+namespace gs {
+
+struct ConeExport {
+  uint32_t root = 0;
+  bool dependents = false;   // the variables that read the root, instead of those it reads
+  bool constraints = false;  // let constraints link variables too
+};
+
+std::string export_dot(const Registry& reg, const ConeExport& spec);
+std::string export_json(const Registry& reg, const ConeExport& spec);
+
+}  // namespace gs

@@ -1,0 +1,276 @@
+#include "runtime/presets.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+#include <toml++/toml.h>
+
+#include "image/suggest.h"
+#include "runtime/resolver.h"
+
+namespace gs {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string trim(const std::string& s) {
+  size_t a = s.find_first_not_of(" \t"), b = s.find_last_not_of(" \t");
+  return a == std::string::npos ? "" : s.substr(a, b - a + 1);
+}
+
+std::string with_hint(std::string message, const std::string& hint) {
+  return hint.empty() ? message : message + "; " + hint;
+}
+
+// Everything parse_layered needs to point at a line of the file being read.
+class Reader {
+ public:
+  Reader(const Registry& reg, const std::string& path) : reg_(reg), path_(path) {}
+
+  [[noreturn]] void fail(const toml::source_region& where, const std::string& message) const {
+    throw PresetError(path_ + ":" + std::to_string(where.begin.line) + ": " + message);
+  }
+
+  std::string text(const toml::node& n, const std::string& what) const {
+    auto s = n.value<std::string>();
+    if (!s) fail(n.source(), what + " must be a string");
+    return *s;
+  }
+
+  std::vector<std::string> texts(const toml::node& n, const std::string& what) const {
+    if (n.is_string()) return {text(n, what)};
+    const toml::array* a = n.as_array();
+    if (!a) fail(n.source(), what + " must be a string or an array of strings");
+    std::vector<std::string> out;
+    for (const auto& item : *a) out.push_back(text(item, what));
+    return out;
+  }
+
+  uint32_t variable(const std::string& name, const toml::source_region& where, const std::string& what) const {
+    try {
+      return lookup_variable(reg_, name, what);
+    } catch (const PresetError& e) {
+      fail(where, e.what());
+    }
+  }
+
+  // A value with a unit in the string, or a bare number in the variable's display unit.
+  double quantity(uint32_t var, const toml::node& n) const {
+    if (n.is_string()) {
+      try {
+        return parse_quantity(reg_, var, *n.value<std::string>());
+      } catch (const PresetError& e) {
+        fail(n.source(), e.what());
+      }
+    }
+    if (n.is_integer() || n.is_floating_point()) return *n.value<double>() * reg_.var(var).unit_scale;
+    fail(n.source(), "the value of '" + reg_.var(var).name + "' must be a number or a string such as \"0.36 USD/(kW*h)\"");
+  }
+
+  // Tables of variables accept quoted dotted keys ("gpu.peak_flops" = ...) and nested tables alike.
+  void each_variable(const toml::table& t, const std::string& prefix,
+                     const std::function<void(uint32_t, const toml::node&)>& f, const std::string& what) const {
+    for (const auto& [key, node] : t) {
+      std::string name = prefix + std::string(key.str());
+      if (const toml::table* inner = node.as_table()) {
+        each_variable(*inner, name + ".", f, what);
+        continue;
+      }
+      f(variable(name, key.source(), what), node);
+    }
+  }
+
+ private:
+  const Registry& reg_;
+  const std::string& path_;
+};
+
+}  // namespace
+
+uint32_t lookup_variable(const Registry& reg, const std::string& name, const std::string& what) {
+  if (auto id = reg.find_var(name)) return *id;
+  throw PresetError(with_hint("unknown " + what + " '" + name + "'", did_you_mean(name, reg.var_names())));
+}
+
+double parse_quantity(const Registry& reg, uint32_t var, const std::string& text) {
+  const Variable& v = reg.var(var);
+  double x = 0;
+  std::string unit_text;
+  if (!split_quantity(text, x, unit_text) || !std::isfinite(x))
+    throw PresetError("'" + text + "' is not a number with an optional unit (for '" + v.name + "')");
+  if (unit_text.empty()) return x * v.unit_scale;
+  std::string error;
+  auto q = reg.units().parse(unit_text, &error);
+  if (!q) {
+    std::string hint;
+    if (auto p = error.find("unknown unit '"); p != std::string::npos)
+      hint = did_you_mean(error.substr(p + 14, error.size() - p - 15), reg.units().all_names());
+    throw PresetError(with_hint("bad unit '" + unit_text + "' in the value of '" + v.name + "': " + error, hint));
+  }
+  if (!(q->dim == v.dim))
+    throw PresetError("the value of '" + v.name + "' is given in " + unit_text + " (" + reg.units().describe(q->dim) +
+                      "), but the variable is measured in " + v.unit + " (" + reg.units().describe(v.dim) + ")");
+  return x * q->scale;
+}
+
+std::pair<uint32_t, double> parse_assignment(const Registry& reg, const std::string& text) {
+  auto eq = text.find('=');
+  if (eq == std::string::npos) throw PresetError("bad assignment '" + text + "': expected NAME=VALUE[ UNIT]");
+  uint32_t var = lookup_variable(reg, trim(text.substr(0, eq)), "variable in assignment");
+  return {var, parse_quantity(reg, var, trim(text.substr(eq + 1)))};
+}
+
+std::pair<uint32_t, std::string> parse_selector(const Registry& reg, const std::string& text) {
+  auto eq = text.find('=');
+  if (eq == std::string::npos) throw PresetError("bad variant selector '" + text + "': expected NAME=KEY");
+  uint32_t var = lookup_variable(reg, trim(text.substr(0, eq)), "variable in variant selector");
+  std::string key = trim(text.substr(eq + 1));
+  if (auto error = variant_selector_error(reg, var, key); !error.empty()) throw PresetError(error);
+  return {var, key};
+}
+
+std::string PresetLibrary::default_dir() {
+  if (const char* env = std::getenv("GSTACK_PRESETS"); env && *env) return env;
+  return GSTACK_PRESETS_DIR;
+}
+
+std::vector<std::string> PresetLibrary::names() const {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir_, ec))
+    if (entry.path().extension() == ".toml") out.push_back(entry.path().stem().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string PresetLibrary::locate(const std::string& name_or_path, const std::string& base_dir) const {
+  const bool is_path = name_or_path.find('/') != std::string::npos || name_or_path.ends_with(".toml");
+  if (is_path) {
+    fs::path p(name_or_path);
+    if (p.is_relative() && !fs::exists(p) && !base_dir.empty()) p = fs::path(base_dir) / p;
+    if (!fs::exists(p)) throw PresetError("cannot read preset file '" + name_or_path + "'");
+    return p.string();
+  }
+  for (const std::string& dir : {base_dir, dir_}) {
+    if (dir.empty()) continue;
+    fs::path p = fs::path(dir) / (name_or_path + ".toml");
+    if (fs::exists(p)) return p.string();
+  }
+  throw PresetError(with_hint("unknown preset '" + name_or_path + "' (looked in " + dir_ + ")", did_you_mean(name_or_path, names())));
+}
+
+Preset PresetLibrary::load(const std::string& name_or_path) const {
+  std::vector<std::string> stack;
+  return load_layered(name_or_path, "", stack);
+}
+
+Preset PresetLibrary::parse(const std::string& text, const std::string& path) const {
+  std::vector<std::string> stack;
+  return parse_layered(text, path, stack);
+}
+
+Preset PresetLibrary::load_layered(const std::string& name_or_path, const std::string& base_dir, std::vector<std::string>& stack) const {
+  std::string path = locate(name_or_path, base_dir);
+  std::string canonical = fs::weakly_canonical(path).string();
+  if (std::find(stack.begin(), stack.end(), canonical) != stack.end())
+    throw PresetError("preset '" + path + "' extends itself through a cycle of 'extends'");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw PresetError("cannot read preset file '" + path + "'");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  stack.push_back(canonical);
+  Preset p = parse_layered(ss.str(), path, stack);
+  stack.pop_back();
+  return p;
+}
+
+Preset PresetLibrary::parse_layered(const std::string& text, const std::string& path, std::vector<std::string>& stack) const {
+  toml::table doc;
+  try {
+    doc = toml::parse(text, path);
+  } catch (const toml::parse_error& e) {
+    throw PresetError(path + ":" + std::to_string(e.source().begin.line) + ": malformed TOML: " + std::string(e.description()));
+  }
+  const Reader r(reg_, path);
+  static const std::vector<std::string> kKeys = {"name", "description", "source", "notes", "extends",
+                                                 "variants", "assign", "targets", "expected"};
+  for (const auto& [key, node] : doc) {
+    if (std::find(kKeys.begin(), kKeys.end(), key.str()) == kKeys.end())
+      r.fail(key.source(), with_hint("unknown preset key '" + std::string(key.str()) + "'", did_you_mean(std::string(key.str()), kKeys)));
+  }
+  auto table = [&](const char* key) -> const toml::table* {
+    const toml::node* n = doc.get(key);
+    if (!n) return nullptr;
+    if (!n->is_table()) r.fail(n->source(), std::string("'") + key + "' must be a table");
+    return n->as_table();
+  };
+
+  // Layers first, in order, so this file's own values win.
+  Preset p;
+  if (const toml::node* n = doc.get("extends")) {
+    const std::string dir = fs::path(path).parent_path().string();
+    for (const std::string& base : r.texts(*n, "'extends'")) {
+      Preset b;
+      try {
+        b = load_layered(base, dir, stack);
+      } catch (const PresetError& e) {
+        r.fail(n->source(), std::string("in preset '") + base + "' extended here: " + e.what());
+      }
+      for (auto& [v, x] : b.assignments) p.assignments[v] = x;
+      for (auto& [v, k] : b.variants) p.variants[v] = k;
+      for (auto& [v, x] : b.expected) p.expected[v] = x;
+      for (auto& t : b.targets) {
+        auto it = std::find_if(p.targets.begin(), p.targets.end(), [&](const auto& e) { return e.first == t.first; });
+        if (it == p.targets.end()) p.targets.push_back(t);
+        else it->second = t.second;
+      }
+      p.notes.insert(p.notes.end(), b.notes.begin(), b.notes.end());
+      p.layers.insert(p.layers.end(), b.layers.begin(), b.layers.end());
+    }
+  }
+
+  p.path = path;
+  p.name = fs::path(path).stem().string();
+  if (const toml::node* n = doc.get("name")) p.name = r.text(*n, "'name'");
+  if (const toml::node* n = doc.get("description")) p.description = r.text(*n, "'description'");
+  if (const toml::node* n = doc.get("source")) p.source = r.text(*n, "'source'");
+  if (const toml::node* n = doc.get("notes")) {
+    auto notes = r.texts(*n, "'notes'");
+    p.notes.insert(p.notes.end(), notes.begin(), notes.end());
+  }
+  p.layers.push_back(p.name);
+
+  if (const toml::table* t = table("assign"))
+    r.each_variable(*t, "", [&](uint32_t v, const toml::node& n) { p.assignments[v] = r.quantity(v, n); }, "variable in [assign]");
+  if (const toml::table* t = table("variants")) {
+    r.each_variable(*t, "", [&](uint32_t v, const toml::node& n) {
+      std::string key = r.text(n, "a variant key");
+      if (auto error = variant_selector_error(reg_, v, key); !error.empty()) r.fail(n.source(), error);
+      p.variants[v] = key;
+    }, "variable in [variants]");
+  }
+  if (const toml::table* t = table("targets")) {
+    // Tables iterate by key; reports list targets in the order the file gives them.
+    std::vector<std::tuple<uint32_t, std::string, uint32_t>> found;
+    for (const auto& [label, node] : *t)
+      found.emplace_back(label.source().begin.line, std::string(label.str()),
+                         r.variable(r.text(node, "a target"), node.source(), "target variable"));
+    std::sort(found.begin(), found.end());
+    for (const auto& [line, label, v] : found) {
+      auto it = std::find_if(p.targets.begin(), p.targets.end(), [&](const auto& e) { return e.first == label; });
+      if (it == p.targets.end()) p.targets.emplace_back(label, v);
+      else it->second = v;
+    }
+  }
+  if (const toml::table* t = table("expected"))
+    r.each_variable(*t, "", [&](uint32_t v, const toml::node& n) { p.expected[v] = r.quantity(v, n); }, "variable in [expected]");
+  return p;
+}
+
+}  // namespace gs

@@ -1,0 +1,63 @@
+// Presets: scenario files in TOML (schema in docs/presets.md). Values carry their unit in the string
+// ("0.36 USD/(kW*h)") and are converted to base units on load; a bare number is in the variable's
+// display unit. A preset may extend others, which are applied first, in order; later values win.
+#pragma once
+
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runtime/registry.h"
+
+namespace gs {
+
+// Bad input in a preset or on the command line; the message names the file and line when there is one.
+struct PresetError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Preset {
+  std::string name, description, source, path;
+  std::vector<std::string> notes;
+  std::vector<std::string> layers;                      // presets applied, in order, ending with this one
+  std::map<uint32_t, double> assignments;               // base units
+  std::map<uint32_t, std::string> variants;             // variable -> variant key
+  std::vector<std::pair<std::string, uint32_t>> targets;  // label -> variable, in file order
+  std::map<uint32_t, double> expected;                  // base units; for tests and reports
+};
+
+// "0.36 USD/(kW*h)" or a bare "0.36" (the variable's display unit) in base units. A unit of another
+// dimension is an error naming both units.
+double parse_quantity(const Registry& reg, uint32_t var, const std::string& text);
+
+// A variable by name, or an error with a "did you mean" suggestion. `what` names the role in the message.
+uint32_t lookup_variable(const Registry& reg, const std::string& name, const std::string& what = "variable");
+
+// Command-line forms: "NAME=VALUE[ UNIT]" and "NAME=KEY".
+std::pair<uint32_t, double> parse_assignment(const Registry& reg, const std::string& text);
+std::pair<uint32_t, std::string> parse_selector(const Registry& reg, const std::string& text);
+
+class PresetLibrary {
+ public:
+  PresetLibrary(const Registry& reg, std::string dir) : reg_(reg), dir_(std::move(dir)) {}
+  // GSTACK_PRESETS when set, else the source tree's presets/ folder.
+  static std::string default_dir();
+
+  // A name is looked up as <dir>/<name>.toml; anything ending in .toml or holding a '/' is a path.
+  Preset load(const std::string& name_or_path) const;
+  // Parses TOML text (for tests and the fuzzer); `path` is used in messages and to find `extends`.
+  Preset parse(const std::string& text, const std::string& path) const;
+  std::vector<std::string> names() const;  // presets in the directory, sorted
+
+ private:
+  Preset load_layered(const std::string& name_or_path, const std::string& base_dir, std::vector<std::string>& stack) const;
+  Preset parse_layered(const std::string& text, const std::string& path, std::vector<std::string>& stack) const;
+  std::string locate(const std::string& name_or_path, const std::string& base_dir) const;
+
+  const Registry& reg_;
+  std::string dir_;
+};
+
+}  // namespace gs

@@ -1,0 +1,53 @@
+// What the command line prints: resolutions, trace trees, scenario reports and registry statistics,
+// each as text for people and as JSON (SI values plus unit strings) for programs.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runtime/presets.h"
+#include "runtime/registry.h"
+#include "runtime/resolver.h"
+
+namespace gs {
+
+// Which optional sections the text form of a resolution shows. JSON always carries every section.
+struct ResolveView {
+  bool trace = false;
+  bool missing = false;      // details of each missing input (their names are always shown)
+  bool constraints = false;  // every check, not only a count of violations
+};
+
+std::string resolution_text(const Registry& reg, const Resolution& res, const ResolveView& view);
+std::string resolution_json(const Registry& reg, const Resolution& res);
+
+// The target's cone as a tree: each variable with its value, unit, relation and source location.
+std::string trace_text(const Registry& reg, const Resolution& res);
+std::string trace_json(const Registry& reg, const Resolution& res);
+
+std::string stats_text(const Registry& reg, const std::string& image_path);
+std::string stats_json(const Registry& reg, const std::string& image_path);
+
+struct TargetReport {
+  std::string label;
+  uint32_t var = 0;
+  std::string status;  // ok (a number, nothing violated), issues (missing inputs or violations)
+  Resolution resolution;
+};
+
+struct ScenarioReport {
+  Preset preset;
+  std::vector<TargetReport> targets;
+  std::vector<Override> overrides;  // every assignment of the preset that pins a computable variable
+  std::string status;               // ok when every target is
+  size_t issue_count = 0;           // missing inputs plus violations, over all targets
+};
+
+// Resolves each target under the preset (plus any extra assignments and selectors already merged in).
+ScenarioReport scenario_report(const Registry& reg, const Preset& preset,
+                               const std::vector<std::pair<std::string, uint32_t>>& targets, ResolveOptions options);
+std::string scenario_text(const Registry& reg, const ScenarioReport& report);
+std::string scenario_json(const Registry& reg, const ScenarioReport& report);
+
+}  // namespace gs

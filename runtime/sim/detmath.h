@@ -1,0 +1,15 @@
+// Elementary functions built from IEEE-754 +, −, ×, ÷ and exact scaling only, so they return the same bits
+// on every conforming machine. The C library's log/exp/sin/cos are not specified to the last bit and do
+// differ between libm implementations, which would make a seeded run machine-dependent. Accuracy is a few
+// ulp, which is plenty for sampling and spectra; the point is reproducibility, not correct rounding.
+// (The project compiles in ISO mode, where GCC does not contract a*b+c into a fused multiply-add.)
+#pragma once
+
+namespace gs::sim {
+
+double det_log(double x);  // natural log; x <= 0 gives NaN (x == 0 gives -inf)
+double det_exp(double x);
+// sin and cos of |x| <= pi/4 (callers reduce the argument exactly, e.g. from integer fractions of a turn).
+void det_sincos_small(double x, double& s, double& c);
+
+}  // namespace gs::sim

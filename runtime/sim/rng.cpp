@@ -1,0 +1,88 @@
+#include "runtime/sim/rng.h"
+
+#include <cmath>
+
+#include "runtime/sim/detmath.h"
+
+namespace gs::sim {
+namespace {
+inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+}  // namespace
+
+uint64_t splitmix64(uint64_t& state) {
+  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+uint64_t derive_seed(uint64_t seed, uint64_t stream) {
+  uint64_t s = seed ^ (stream * 0xD1B54A32D192ED03ull);
+  splitmix64(s);
+  return splitmix64(s);
+}
+
+Rng::Rng(uint64_t seed) {
+  uint64_t st = seed;
+  for (auto& w : s_) w = splitmix64(st);
+}
+
+uint64_t Rng::next() {
+  uint64_t result = rotl(s_[1] * 5, 7) * 9;
+  uint64_t t = s_[1] << 17;
+  s_[2] ^= s_[0];
+  s_[3] ^= s_[1];
+  s_[1] ^= s_[2];
+  s_[0] ^= s_[3];
+  s_[2] ^= t;
+  s_[3] = rotl(s_[3], 45);
+  return result;
+}
+
+double Rng::uniform() { return double(next() >> 11) * 0x1.0p-53; }
+
+double Rng::uniform_open() {
+  for (;;) {
+    double u = uniform();
+    if (u > 0) return u;
+  }
+}
+
+uint64_t Rng::below(uint64_t n) {
+  unsigned __int128 m = (unsigned __int128)next() * n;
+  uint64_t low = static_cast<uint64_t>(m);
+  if (low < n) {
+    uint64_t threshold = (0 - n) % n;
+    while (low < threshold) {
+      m = (unsigned __int128)next() * n;
+      low = static_cast<uint64_t>(m);
+    }
+  }
+  return static_cast<uint64_t>(m >> 64);
+}
+
+double Rng::exponential(double rate) { return -det_log(uniform_open()) / rate; }
+
+double Rng::weibull(double shape, double scale) {
+  return scale * det_exp(det_log(-det_log(uniform_open())) / shape);
+}
+
+double Rng::normal() {
+  if (has_spare_) {
+    has_spare_ = false;
+    return spare_normal_;
+  }
+  for (;;) {
+    double u = 2.0 * uniform() - 1.0, v = 2.0 * uniform() - 1.0;
+    double s = u * u + v * v;
+    if (s >= 1.0 || s == 0.0) continue;
+    double f = std::sqrt(-2.0 * det_log(s) / s);  // sqrt is correctly rounded by IEEE-754
+    spare_normal_ = v * f;
+    has_spare_ = true;
+    return u * f;
+  }
+}
+
+double Rng::lognormal(double median, double sigma) { return median * det_exp(sigma * normal()); }
+
+}  // namespace gs::sim

@@ -1,0 +1,33 @@
+// Seeded pseudo-random numbers: xoshiro256** (Blackman and Vigna 2018) seeded through splitmix64, with
+// every distribution sampled here from uniform doubles. std::random_device is never used, and neither are
+// the std:: distributions, whose algorithms differ between standard libraries.
+#pragma once
+
+#include <cstdint>
+
+namespace gs::sim {
+
+uint64_t splitmix64(uint64_t& state);
+// A well-mixed 64-bit value for (seed, stream): independent streams for independent processes, so that
+// changing a policy never changes the failure trace it faces.
+uint64_t derive_seed(uint64_t seed, uint64_t stream);
+
+class Rng {
+ public:
+  explicit Rng(uint64_t seed);
+  uint64_t next();
+  double uniform();        // [0, 1), 53 random bits
+  double uniform_open();   // (0, 1)
+  uint64_t below(uint64_t n);  // uniform in [0, n), unbiased (Lemire 2019, with rejection); n > 0
+  double exponential(double rate);  // mean 1/rate
+  double weibull(double shape, double scale);
+  double normal();  // Marsaglia's polar method
+  double lognormal(double median, double sigma);  // median * exp(sigma * N(0, 1))
+
+ private:
+  uint64_t s_[4];
+  double spare_normal_ = 0;
+  bool has_spare_ = false;
+};
+
+}  // namespace gs::sim

@@ -1,0 +1,174 @@
+// A simulation scenario: sites, shared storage and WAN links, jobs with their recovery policies, the
+// sourced failure data, stragglers, planned maintenance, and timed facility events.
+//
+// Numbers that describe the world (a step time, a bandwidth, a failure count) carry a source; numbers that
+// describe the experiment (horizon, seed, event times, policy settings) are choices of the scenario. All
+// values are held in the simulator's working units: seconds or integer nanoseconds, bytes, watts, USD.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/research/canonical_json.h"
+#include "runtime/sim/inputs.h"
+
+namespace gs::sim {
+
+using research::Json;
+
+struct SourceRef {
+  std::string id, citation, url;
+};
+
+// Where one scenario number came from; kept for the report and the scenario hash.
+struct Sourced {
+  std::string path;  // e.g. "model.training.t_step", "storage.tectonic.write_bw"
+  std::string text;  // as written, e.g. "2 TB/s"
+  double value = 0;  // in `unit`
+  std::string unit;
+  std::string source;  // a SourceRef id, or "assumption" (then `note` says why the value is reasonable)
+  std::string note;
+};
+
+struct Lognormal {
+  double median = 0, sigma = 0;  // median in seconds
+};
+
+struct StorageSpec {
+  std::string id, site;  // site may be empty: reachable from every site without a WAN hop
+  double write_bw = 0, read_bw = 0;  // byte/s, shared by every transfer using the storage
+};
+
+struct LinkSpec {
+  std::string id, a, b;
+  double bandwidth = 0;  // byte/s, shared by every transfer on the link
+  int64_t latency_ns = 0;
+};
+
+struct SiteSpec {
+  std::string id;
+  uint32_t nodes = 0, gpus_per_node = 0;  // physical nodes, including hot spares
+  std::string storage;                    // default checkpoint target of jobs at this site
+  double base_power_w = 0;                // fixed facility IT load outside the nodes (0 unless given)
+  std::optional<double> state_io_bw;      // byte/s per site for inter-site transfers (none: no limit)
+  std::optional<double> grid_limit_w, cooling_capacity_w;  // steady limits (none: unconstrained)
+  std::map<std::string, double> model;   // facility variables of this site
+  FacilityInputs facility;                // resolved from the top level and `model`
+};
+
+enum class Recovery { restart, wait_restore, in_memory, elastic, adaptive };
+enum class Cadence { none, fixed_steps, fixed_time, young, daly };
+enum class SyncMode { fixed, adaptive };
+
+// The range of states the adaptive policy was calibrated on. Outside it the policy abstains and acts as
+// the baseline, and says so.
+struct Envelope {
+  struct Range {
+    std::string feature;
+    double lo = 0, hi = 0;
+  };
+  std::vector<Range> ranges;
+  std::string source;  // where the ranges came from (a calibration split, a run id)
+};
+
+struct PolicySpec {
+  std::string label;  // the name reports use
+  Recovery recovery = Recovery::restart;
+  Cadence cadence = Cadence::daly;
+  double cadence_value = 0;  // steps (fixed_steps) or seconds (fixed_time)
+  uint32_t durable_every = 0;      // in_memory: a durable checkpoint every n peer-memory checkpoints
+  uint32_t peer_group_nodes = 2;   // in_memory: nodes that hold each other's shards
+  double min_replica_fraction = 1; // elastic, adaptive: never continue below this share of replicas
+  double prior_failures = 0;       // adaptive: weight of the declared MTBF, in pseudo-failures
+  Envelope envelope;               // adaptive
+  SyncMode sync = SyncMode::fixed;
+  uint32_t local_steps = 1;        // steps between inter-site synchronisations
+  uint32_t sync_min = 1, sync_max = 1;
+  double sync_high = 0, sync_low = 0;  // adaptive cadence: collective phase fraction thresholds
+};
+
+struct Placement {
+  std::string site;
+  uint32_t nodes = 0;
+  double speed = 1;  // relative throughput of one node here (heterogeneous sites)
+};
+
+struct JobSpec {
+  std::string id;
+  std::vector<Placement> placement;
+  uint32_t replica_nodes = 1;   // nodes per data-parallel replica (tensor x pipeline / GPUs per node)
+  uint64_t target_steps = 0;    // 0: run until the horizon
+  int64_t start_ns = 0;
+  std::string checkpoint_storage;  // empty: each site writes its share to its own storage
+  double sync_bytes = 0;           // bytes per WAN link per inter-site synchronisation
+  bool trace_phases = false;       // one event per compute and per collective phase (power waveforms)
+  PolicySpec policy;
+  std::map<std::string, double> model;  // workload variables of this job
+  WorkloadInputs workload;              // resolved from the top level and `model`
+};
+
+enum class FailureUnit { gpu, node, job };
+
+struct FailureClass {
+  std::string id, category;
+  FailureUnit unit = FailureUnit::gpu;
+  double rate_per_unit_s = 0;  // derived from the observed count, window and fleet size
+  bool removes_node = true;    // hardware faults take the node away for repair; software faults do not
+  Lognormal repair;
+};
+
+struct MaintenanceSpec {
+  double rate_per_job_s = 0;  // planned interruptions (preemptions with notice)
+  int64_t notice_ns = 0;
+  Lognormal duration;
+};
+
+struct StragglerSpec {
+  double static_sigma = 0;               // lognormal spread of per-GPU speed, fixed for the run
+  double transient_rate_per_node_s = 0;  // episodes of a slow node
+  Lognormal transient_duration;
+  double transient_slowdown = 1;         // step-time factor while an episode lasts
+  double step_jitter_sigma = 0;          // per-step lognormal jitter (traced phases only)
+};
+
+enum class TimedKind { grid_limit, cooling_limit, site_outage, preemption };
+
+struct TimedEvent {
+  TimedKind kind = TimedKind::grid_limit;
+  std::string id, site, job, cause;
+  int64_t start_ns = 0, end_ns = 0, notice_ns = 0;
+  double limit_w = 0;
+};
+
+struct Scenario {
+  std::string id, description;
+  uint64_t seed = 0;
+  int64_t horizon_ns = 0;
+  std::vector<SourceRef> sources;
+  std::vector<Sourced> provenance;
+  std::map<std::string, double> model;  // top-level model variables, shared by every job and site
+  std::vector<SiteSpec> sites;
+  std::vector<StorageSpec> storages;
+  std::vector<LinkSpec> links;
+  std::vector<JobSpec> jobs;
+  std::vector<FailureClass> failures;
+  MaintenanceSpec maintenance;
+  StragglerSpec stragglers;
+  std::vector<TimedEvent> events;
+  int64_t power_sample_ns = 0;  // > 0: record the IT power of each site for waveform analysis
+
+  // Cross-checks references and ranges and resolves every job's and site's inputs. Throws
+  // std::invalid_argument listing the problems. Loaders call it; so must code that builds a scenario.
+  void finalize();
+  Json to_json() const;     // normalised content: the basis of the scenario hash
+  std::string hash() const;  // canonical SHA-256 of to_json()
+  size_t site_index(const std::string& id) const;  // throws on unknown ids
+};
+
+const char* recovery_name(Recovery r);
+Recovery parse_recovery(const std::string& s);  // throws std::invalid_argument
+
+}  // namespace gs::sim

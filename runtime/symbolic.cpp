@@ -1,0 +1,415 @@
+#include "runtime/symbolic.h"
+
+#include <charconv>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace gs::sym {
+
+using GiNaC::ex;
+using GiNaC::numeric;
+
+namespace {
+
+// The value of an expression as a real GiNaC number, evaluating constant expressions numerically.
+std::optional<numeric> real_value(const ex& e) {
+  if (GiNaC::is_a<numeric>(e)) {
+    const numeric& n = GiNaC::ex_to<numeric>(e);
+    return n.is_real() ? std::optional<numeric>(n) : std::nullopt;
+  }
+  if (has_symbols(e)) return std::nullopt;
+  ex f = e.evalf();
+  if (!GiNaC::is_a<numeric>(f) || !GiNaC::ex_to<numeric>(f).is_real()) return std::nullopt;
+  return GiNaC::ex_to<numeric>(f);
+}
+
+numeric floor_of(const numeric& x) {
+  if (!x.is_rational()) return numeric(std::floor(x.to_double()));
+  const numeric n = x.numer(), d = x.denom();
+  numeric q = GiNaC::iquo(n, d);  // truncates toward zero
+  if (n.is_negative() && !GiNaC::irem(n, d).is_zero()) q = q - numeric(1);
+  return q;
+}
+
+ex truth(bool b) { return numeric(b ? 1 : 0); }
+
+}  // namespace
+
+// GiNaC functions for the operations GiNaC lacks. Each folds to a number as soon as its arguments allow
+// and is held (kept symbolic) otherwise; numeric evaluation runs the same rule on evaluated arguments.
+DECLARE_FUNCTION_2P(gs_min)
+DECLARE_FUNCTION_2P(gs_max)
+DECLARE_FUNCTION_1P(gs_floor)
+DECLARE_FUNCTION_1P(gs_ceil)
+DECLARE_FUNCTION_3P(gs_if)
+DECLARE_FUNCTION_2P(gs_and)
+DECLARE_FUNCTION_2P(gs_or)
+DECLARE_FUNCTION_1P(gs_not)
+
+namespace {
+
+ex min_eval(const ex& a, const ex& b) {
+  auto x = real_value(a), y = real_value(b);
+  if (x && y) return *x <= *y ? a : b;  // keep the exact argument, not its float
+  return gs_min(a, b).hold();
+}
+
+ex max_eval(const ex& a, const ex& b) {
+  auto x = real_value(a), y = real_value(b);
+  if (x && y) return *x >= *y ? a : b;
+  return gs_max(a, b).hold();
+}
+
+ex floor_eval(const ex& a) {
+  if (auto x = real_value(a)) return floor_of(*x);
+  return gs_floor(a).hold();
+}
+
+ex ceil_eval(const ex& a) {
+  if (auto x = real_value(a)) return -floor_of(-*x);
+  return gs_ceil(a).hold();
+}
+
+ex if_eval(const ex& cond, const ex& then, const ex& otherwise) {
+  if (auto d = decide(cond)) return *d ? then : otherwise;
+  if (then.is_equal(otherwise)) return then;
+  return gs_if(cond, then, otherwise).hold();
+}
+
+ex and_eval(const ex& p, const ex& q) {
+  auto a = decide(p), b = decide(q);
+  if ((a && !*a) || (b && !*b)) return truth(false);
+  if (a && b) return truth(true);
+  if (a) return q;
+  if (b) return p;
+  return gs_and(p, q).hold();
+}
+
+ex or_eval(const ex& p, const ex& q) {
+  auto a = decide(p), b = decide(q);
+  if ((a && *a) || (b && *b)) return truth(true);
+  if (a && b) return truth(false);
+  if (a) return q;
+  if (b) return p;
+  return gs_or(p, q).hold();
+}
+
+ex not_eval(const ex& p) {
+  if (auto a = decide(p)) return truth(!*a);
+  return gs_not(p).hold();
+}
+
+}  // namespace
+
+REGISTER_FUNCTION(gs_min, eval_func(min_eval).evalf_func(min_eval).set_name("min"))
+REGISTER_FUNCTION(gs_max, eval_func(max_eval).evalf_func(max_eval).set_name("max"))
+REGISTER_FUNCTION(gs_floor, eval_func(floor_eval).evalf_func(floor_eval).set_name("floor"))
+REGISTER_FUNCTION(gs_ceil, eval_func(ceil_eval).evalf_func(ceil_eval).set_name("ceil"))
+REGISTER_FUNCTION(gs_if, eval_func(if_eval).evalf_func(if_eval).set_name("if"))
+REGISTER_FUNCTION(gs_and, eval_func(and_eval).evalf_func(and_eval).set_name("and"))
+REGISTER_FUNCTION(gs_or, eval_func(or_eval).evalf_func(or_eval).set_name("or"))
+REGISTER_FUNCTION(gs_not, eval_func(not_eval).evalf_func(not_eval).set_name("not"))
+
+ex number(double v) {
+  if (!std::isfinite(v)) throw std::domain_error("a number is not finite");
+  if (v == std::trunc(v) && std::fabs(v) < 9.0e18) return numeric(static_cast<long>(v));
+  // The shortest decimal that reads back as v: digits, an optional point and an optional exponent.
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  if (ec != std::errc{}) throw std::domain_error("cannot print a number");
+  long long mantissa = 0;
+  int exponent = 0;
+  bool negative = false, after_point = false;
+  for (const char* p = buf; p != end; ++p) {
+    if (*p == '-') negative = true;
+    else if (*p == '.') after_point = true;
+    else if (*p == 'e') {
+      exponent += std::atoi(p + 1);
+      break;
+    } else {
+      mantissa = mantissa * 10 + (*p - '0');
+      if (after_point) --exponent;
+    }
+  }
+  numeric r(negative ? -mantissa : mantissa);
+  return exponent >= 0 ? r * GiNaC::pow(numeric(10), exponent) : r / GiNaC::pow(numeric(10), -exponent);
+}
+
+const ex& Symbols::of(uint32_t var) {
+  auto it = by_var_.find(var);
+  if (it != by_var_.end()) return it->second;
+  ex s = GiNaC::realsymbol(var < names_->size() ? (*names_)[var] : "v" + std::to_string(var));
+  by_symbol_.emplace(s, var);
+  return by_var_.emplace(var, s).first->second;
+}
+
+std::optional<uint32_t> Symbols::var_of(const ex& symbol) const {
+  auto it = by_symbol_.find(symbol);
+  if (it == by_symbol_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<uint32_t> Symbols::free_vars(const ex& e) const {
+  std::vector<uint32_t> out;
+  for (auto it = e.preorder_begin(); it != e.preorder_end(); ++it)
+    if (GiNaC::is_a<GiNaC::symbol>(*it))
+      if (auto v = var_of(*it)) out.push_back(*v);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+bool has_symbols(const ex& e) {
+  if (GiNaC::is_a<numeric>(e)) return false;
+  for (auto it = e.preorder_begin(); it != e.preorder_end(); ++it)
+    if (GiNaC::is_a<GiNaC::symbol>(*it)) return true;
+  return false;
+}
+
+std::optional<bool> decide(const ex& c) {
+  if (GiNaC::is_a<numeric>(c)) return !c.is_zero();
+  if (!GiNaC::is_a<GiNaC::relational>(c)) return std::nullopt;
+  auto d = real_value(c.lhs() - c.rhs());
+  if (!d) return std::nullopt;
+  using GiNaC::info_flags;
+  if (c.info(info_flags::relation_equal)) return d->is_zero();
+  if (c.info(info_flags::relation_not_equal)) return !d->is_zero();
+  if (c.info(info_flags::relation_less)) return d->is_negative();
+  if (c.info(info_flags::relation_less_or_equal)) return !d->is_positive();
+  if (c.info(info_flags::relation_greater)) return d->is_positive();
+  return !d->is_negative();  // greater or equal
+}
+
+std::optional<double> to_double(const ex& e) {
+  auto n = real_value(e);
+  if (!n) return std::nullopt;
+  return n->to_double();
+}
+
+ex relation(Op op, const ex& a, const ex& b) {
+  ex r;
+  switch (op) {
+    case Op::Lt: r = a < b; break;
+    case Op::Le: r = a <= b; break;
+    case Op::Gt: r = a > b; break;
+    case Op::Ge: r = a >= b; break;
+    case Op::Eq: r = a == b; break;
+    default: r = a != b; break;
+  }
+  if (auto d = decide(r)) return truth(*d);
+  return r;
+}
+
+namespace {
+
+ex call(Func f, const std::vector<ex>& args) {
+  const ex& x = args[0];
+  switch (f) {
+    case Func::Exp: return GiNaC::exp(x);
+    case Func::Log: return GiNaC::log(x);
+    case Func::Sqrt: return GiNaC::sqrt(x);
+    case Func::Sin: return GiNaC::sin(x);
+    case Func::Cos: return GiNaC::cos(x);
+    case Func::Tan: return GiNaC::tan(x);
+    case Func::Tanh: return GiNaC::tanh(x);
+    case Func::Atan: return GiNaC::atan(x);
+    case Func::Abs: return GiNaC::abs(x);
+    case Func::Floor: return gs_floor(x);
+    case Func::Ceil: return gs_ceil(x);
+    case Func::Log2: return GiNaC::log(x) / GiNaC::log(ex(2));
+    case Func::Log10: return GiNaC::log(x) / GiNaC::log(ex(10));
+    case Func::Min:
+    case Func::Max: {
+      ex acc = args.back();
+      for (size_t i = args.size() - 1; i-- > 0;) acc = f == Func::Min ? ex(gs_min(args[i], acc)) : ex(gs_max(args[i], acc));
+      return acc;
+    }
+  }
+  throw std::runtime_error("unknown function in expression");
+}
+
+}  // namespace
+
+Built build(const Expr& e, const VarValue& value, Symbols& symbols, const std::vector<ex>& locals) {
+  std::vector<ex> st;
+  auto pop = [&] {
+    if (st.empty()) throw std::runtime_error("malformed expression (stack underflow)");
+    ex x = st.back();
+    st.pop_back();
+    return x;
+  };
+  auto pop_n = [&](size_t n) {
+    if (st.size() < n) throw std::runtime_error("malformed expression (stack underflow)");
+    std::vector<ex> args(st.end() - long(n), st.end());
+    st.resize(st.size() - n);
+    return args;
+  };
+  for (const Node& n : e.nodes) {
+    switch (n.op) {
+      case Op::Num: st.push_back(number(n.value)); break;
+      case Op::Var: {
+        auto v = value(n.index);
+        st.push_back(v ? *v : symbols.of(n.index));
+        break;
+      }
+      case Op::Local:
+        if (n.index >= locals.size()) throw std::runtime_error("expression reads a local binder that is not bound");
+        st.push_back(locals[n.index]);
+        break;
+      case Op::Neg: st.push_back(-pop()); break;
+      case Op::Not: st.push_back(gs_not(pop())); break;
+      case Op::Call: st.push_back(call(static_cast<Func>(n.index), pop_n(n.count))); break;
+      case Op::Piecewise: {
+        auto args = pop_n(n.count);
+        ex acc = args.back();
+        for (size_t i = args.size() - 1; i >= 2; i -= 2) acc = gs_if(args[i - 1], args[i - 2], acc);
+        st.push_back(acc);
+        break;
+      }
+      default: {
+        ex b = pop(), a = pop();
+        switch (n.op) {
+          case Op::Add: st.push_back(a + b); break;
+          case Op::Sub: st.push_back(a - b); break;
+          case Op::Mul: st.push_back(a * b); break;
+          case Op::Div: st.push_back(a / b); break;
+          case Op::Pow: st.push_back(GiNaC::pow(a, b)); break;
+          case Op::And: st.push_back(gs_and(a, b)); break;
+          case Op::Or: st.push_back(gs_or(a, b)); break;
+          default: st.push_back(relation(n.op, a, b)); break;
+        }
+      }
+    }
+  }
+  if (st.size() != 1) throw std::runtime_error("malformed expression");
+  Built out{st.back(), has_symbols(st.back())};
+  if (!out.symbolic && !GiNaC::is_a<numeric>(out.value)) {
+    ex f = out.value.evalf();
+    if (GiNaC::is_a<numeric>(f)) out.value = f;
+  }
+  return out;
+}
+
+namespace {
+
+// A small infix printer: GiNaC's own output shows rationals as fractions and floats with every digit
+// of its working precision, which reads badly in a formula meant for people.
+class Printer {
+ public:
+  std::string print(const ex& e, int context) {
+    using GiNaC::is_a;
+    if (is_a<numeric>(e)) return num(GiNaC::ex_to<numeric>(e), context);
+    if (is_a<GiNaC::symbol>(e)) return GiNaC::ex_to<GiNaC::symbol>(e).get_name();
+    if (is_a<GiNaC::add>(e)) return wrap(sum(e), context > kSum);
+    if (is_a<GiNaC::mul>(e)) return wrap(product(e), context > kProduct);
+    if (is_a<GiNaC::power>(e)) return power(e, context);
+    if (is_a<GiNaC::relational>(e)) return wrap(print(e.lhs(), kSum) + relation(e) + print(e.rhs(), kSum), context > kRelation);
+    if (is_a<GiNaC::function>(e)) {
+      std::string s = GiNaC::ex_to<GiNaC::function>(e).get_name() + "(";
+      for (size_t i = 0; i < e.nops(); ++i) s += (i ? ", " : "") + print(e.op(i), kRelation);
+      return s + ")";
+    }
+    std::ostringstream os;
+    os << e;
+    return wrap(os.str(), context > kRelation);
+  }
+
+ private:
+  static constexpr int kRelation = 0, kSum = 1, kProduct = 2, kPower = 3;
+
+  static std::string wrap(const std::string& s, bool paren) { return paren ? "(" + s + ")" : s; }
+
+  static std::string num(const numeric& n, int context) {
+    std::string s;
+    if (n.is_integer() && GiNaC::abs(n) < numeric(1000000000000000L)) s = std::to_string(n.to_long());
+    else if (n.is_real()) s = fmt::format("{:.10g}", n.to_double());
+    else {
+      std::ostringstream os;
+      os << ex(n);
+      s = os.str();
+    }
+    return wrap(s, (n.is_negative() && context > kSum) || (!n.is_real() && context > kRelation));
+  }
+
+  static std::string relation(const ex& e) {
+    using GiNaC::info_flags;
+    if (e.info(info_flags::relation_equal)) return " == ";
+    if (e.info(info_flags::relation_not_equal)) return " != ";
+    if (e.info(info_flags::relation_less)) return " < ";
+    if (e.info(info_flags::relation_less_or_equal)) return " <= ";
+    if (e.info(info_flags::relation_greater)) return " > ";
+    return " >= ";
+  }
+
+  // A term's sign and magnitude, so sums read "a - b" rather than "a + -1*b".
+  static bool negative_term(const ex& t) {
+    if (GiNaC::is_a<numeric>(t)) return GiNaC::ex_to<numeric>(t).is_negative();
+    if (GiNaC::is_a<GiNaC::mul>(t)) {
+      const ex& c = t.op(t.nops() - 1);
+      return GiNaC::is_a<numeric>(c) && GiNaC::ex_to<numeric>(c).is_negative();
+    }
+    return false;
+  }
+
+  std::string sum(const ex& e) {
+    std::string s;
+    for (size_t i = 0; i < e.nops(); ++i) {
+      const ex& t = e.op(i);
+      bool neg = negative_term(t);
+      std::string body = print(neg ? ex(-t) : t, kProduct - 1);
+      s += i == 0 ? (neg ? "-" + body : body) : (neg ? " - " : " + ") + body;
+    }
+    return s;
+  }
+
+  std::string product(const ex& e) {
+    std::vector<std::string> top, bottom;
+    numeric coeff(1);
+    for (size_t i = 0; i < e.nops(); ++i) {
+      const ex& f = e.op(i);
+      if (GiNaC::is_a<numeric>(f) && GiNaC::ex_to<numeric>(f).is_real()) {
+        coeff = coeff * GiNaC::ex_to<numeric>(f);
+      } else if (GiNaC::is_a<GiNaC::power>(f) && GiNaC::is_a<numeric>(f.op(1)) &&
+                 GiNaC::ex_to<numeric>(f.op(1)).is_negative()) {
+        bottom.push_back(print(GiNaC::pow(f.op(0), -f.op(1)), kPower));
+      } else {
+        top.push_back(print(f, kProduct));
+      }
+    }
+    std::string s;
+    if (coeff.is_negative()) s = "-", coeff = -coeff;
+    // A rational coefficient p/q is shown as p*.../q so 1/3 stays exact-looking.
+    if (coeff.is_rational() && !coeff.is_integer() && coeff.denom() < numeric(1000000)) {
+      if (!(coeff.numer() == numeric(1))) top.insert(top.begin(), num(coeff.numer(), kProduct));
+      bottom.insert(bottom.begin(), num(coeff.denom(), kPower));
+    } else if (!(coeff == numeric(1))) {
+      top.insert(top.begin(), num(coeff, kProduct));
+    }
+    auto join = [](const std::vector<std::string>& v) {
+      std::string out;
+      for (size_t i = 0; i < v.size(); ++i) out += (i ? "*" : "") + v[i];
+      return out;
+    };
+    s += top.empty() ? "1" : join(top);
+    if (!bottom.empty()) s += "/" + (bottom.size() == 1 ? bottom[0] : "(" + join(bottom) + ")");
+    return s;
+  }
+
+  std::string power(const ex& e, int context) {
+    const ex& b = e.op(0);
+    const ex& p = e.op(1);
+    if (p.is_equal(GiNaC::numeric(1, 2))) return "sqrt(" + print(b, kRelation) + ")";
+    if (GiNaC::is_a<numeric>(p) && GiNaC::ex_to<numeric>(p).is_negative())
+      return wrap("1/" + print(GiNaC::pow(b, -p), kPower), context > kProduct);
+    return wrap(print(b, kPower + 1) + "^" + print(p, kPower + 1), context > kPower);
+  }
+};
+
+}  // namespace
+
+std::string to_string(const ex& e) { return Printer().print(e, 0); }
+
+}  // namespace gs::sym

@@ -1,0 +1,121 @@
+#include <doctest/doctest.h>
+
+#include "runtime/symbolic.h"
+
+using namespace gs;
+using GiNaC::ex;
+using GiNaC::numeric;
+
+namespace {
+
+// Builds a postfix expression from nodes; variables 0..2 are named x, y, z.
+struct Fixture {
+  std::vector<std::string> names{"x", "y", "z"};
+  sym::Symbols symbols{&names};
+  std::map<uint32_t, ex> values;
+
+  sym::Built run(std::vector<Node> nodes) {
+    return sym::build(Expr{std::move(nodes)}, [&](uint32_t v) -> std::optional<ex> {
+      auto it = values.find(v);
+      return it == values.end() ? std::nullopt : std::optional<ex>(it->second);
+    }, symbols);
+  }
+};
+
+Node num(double v) { return {Op::Num, 0, 0, v}; }
+Node var(uint32_t i) { return {Op::Var, i}; }
+Node op(Op o) { return {o}; }
+Node call(Func f, uint32_t n) { return {Op::Call, uint32_t(f), n}; }
+
+}  // namespace
+
+TEST_CASE("symbolic: numbers enter as the exact decimals they print as") {
+  CHECK(sym::number(8).is_equal(numeric(8)));
+  CHECK(sym::number(0.36).is_equal(numeric(9, 25)));
+  CHECK(sym::number(0.025).is_equal(numeric(1, 40)));
+  CHECK(sym::number(-1e-7).is_equal(numeric(-1, 10000000)));
+  CHECK(sym::number(1e30).is_equal(GiNaC::pow(numeric(10), 30)));
+  CHECK_THROWS_AS(sym::number(std::numeric_limits<double>::infinity()), std::domain_error);
+  // 0.1 + 0.2 is exactly 0.3 here, unlike in binary floating point.
+  Fixture f;
+  auto r = f.run({num(0.1), num(0.2), op(Op::Add)});
+  CHECK(r.value.is_equal(numeric(3, 10)));
+}
+
+TEST_CASE("symbolic: unknown variables stay symbols; known ones are substituted") {
+  Fixture f;
+  f.values[0] = numeric(3);
+  auto r = f.run({var(0), var(1), op(Op::Mul)});
+  CHECK(r.symbolic);
+  CHECK(f.symbols.free_vars(r.value) == std::vector<uint32_t>{1});
+  CHECK(sym::to_string(r.value) == "3*y");
+  f.values[1] = numeric(5);
+  auto n = f.run({var(0), var(1), op(Op::Mul)});
+  CHECK_FALSE(n.symbolic);
+  CHECK(sym::to_double(n.value) == 15.0);
+}
+
+TEST_CASE("symbolic: min, max, floor, ceil and piecewise fold on numbers and hold on symbols") {
+  Fixture f;
+  CHECK(sym::to_double(f.run({num(3), num(-2), num(7), call(Func::Min, 3)}).value) == -2.0);
+  CHECK(sym::to_double(f.run({num(3), num(-2), num(7), call(Func::Max, 3)}).value) == 7.0);
+  CHECK(f.run({num(-2.5), call(Func::Floor, 1)}).value.is_equal(numeric(-3)));
+  CHECK(f.run({num(-2.5), call(Func::Ceil, 1)}).value.is_equal(numeric(-2)));
+  CHECK(f.run({num(7), num(2), op(Op::Div), call(Func::Floor, 1)}).value.is_equal(numeric(3)));
+  CHECK(sym::to_double(f.run({num(8), call(Func::Log2, 1)}).value) == doctest::Approx(3.0));
+  CHECK(sym::to_double(f.run({num(2), call(Func::Sqrt, 1)}).value) == doctest::Approx(1.41421356237));
+
+  // piecewise { 1 if x <= 2; 2/x otherwise }
+  std::vector<Node> pw = {num(1), var(0), num(2), op(Op::Le), num(2), var(0), op(Op::Div), {Op::Piecewise, 0, 3}};
+  auto held = f.run(pw);
+  CHECK(held.symbolic);
+  CHECK(sym::to_string(held.value).find("if(") != std::string::npos);
+  f.values[0] = numeric(4);
+  CHECK(f.run(pw).value.is_equal(numeric(1, 2)));
+  f.values[0] = numeric(1);
+  CHECK(f.run(pw).value.is_equal(numeric(1)));
+
+  // min with a symbol is held, and shows as min(...)
+  f.values.clear();
+  auto m = f.run({var(0), num(1), call(Func::Min, 2)});
+  CHECK(sym::to_string(m.value).find("min(") != std::string::npos);
+}
+
+TEST_CASE("symbolic: conditions decide when they can") {
+  Fixture f;
+  CHECK(sym::decide(f.run({num(1), num(2), op(Op::Lt)}).value) == true);
+  CHECK(sym::decide(f.run({num(1), num(2), op(Op::Ge)}).value) == false);
+  auto open = f.run({var(0), num(2), op(Op::Lt)}).value;
+  CHECK_FALSE(sym::decide(open).has_value());
+  // false and (x < 2) is decided without x; true and (x < 2) is not.
+  CHECK(sym::decide(f.run({num(1), num(2), op(Op::Gt), var(0), num(2), op(Op::Lt), op(Op::And)}).value) == false);
+  CHECK_FALSE(sym::decide(f.run({num(1), num(2), op(Op::Lt), var(0), num(2), op(Op::Lt), op(Op::And)}).value).has_value());
+  CHECK(sym::decide(f.run({num(1), num(2), op(Op::Lt), var(0), num(2), op(Op::Lt), op(Op::Or)}).value) == true);
+  CHECK(sym::decide(f.run({num(1), num(2), op(Op::Lt), op(Op::Not)}).value) == false);
+  CHECK(sym::decide(sym::relation(Op::Eq, numeric(1, 3), numeric(2, 6))) == true);
+}
+
+TEST_CASE("symbolic: local binders carry iteration state") {
+  Fixture f;
+  Expr map{{{Op::Local, 0}, num(2), op(Op::Mul)}};
+  ex x = numeric(3);
+  for (int i = 0; i < 3; ++i) x = sym::build(map, [](uint32_t) { return std::nullopt; }, f.symbols, {x}).value;
+  CHECK(x.is_equal(numeric(24)));
+  CHECK_THROWS_AS(sym::build(map, [](uint32_t) { return std::nullopt; }, f.symbols), std::runtime_error);
+}
+
+TEST_CASE("symbolic: division by zero surfaces as an exception") {
+  Fixture f;
+  CHECK_THROWS(f.run({num(1), num(0), op(Op::Div)}));
+}
+
+TEST_CASE("symbolic: formulas print with decimals and readable signs") {
+  Fixture f;
+  auto r = f.run({var(0), num(0.5), op(Op::Mul), var(1), op(Op::Sub)});
+  std::string s = sym::to_string(r.value);
+  CHECK(s.find("x") != std::string::npos);
+  CHECK(s.find("y") != std::string::npos);
+  CHECK(s.find("+ -") == std::string::npos);
+  CHECK(sym::to_string(numeric(3, 20)) == "0.15");
+  CHECK(sym::to_string(numeric(72)) == "72");
+}

@@ -1,0 +1,279 @@
+// gpu-stack: questions about the compiled model.
+//   gpu-stack stats
+//   gpu-stack resolve TARGET [--preset P]... [--assign NAME=VALUE[ UNIT]]... [--variant NAME=KEY]... [flags]
+//   gpu-stack trace TARGET [--preset P]... [--assign ...]... [--variant ...]...
+//   gpu-stack scenario-report PRESET [--target [LABEL=]NAME]... [--assign ...]... [--variant ...]...
+//   gpu-stack export dot|json TARGET [--dependents] [--constraints] [-o FILE]
+// Every command takes --json and --image FILE. Exit status: 0 success, 1 findings (violated
+// constraints, with --fail-on-violated-constraints), 2 bad usage or bad input. This is the only
+// translation unit that includes CLI11.
+#include <CLI/CLI.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+
+#include "image/atomic_file.h"
+#include "runtime/export.h"
+#include "runtime/presets.h"
+#include "runtime/registry.h"
+#include "runtime/report.h"
+#include "runtime/resolver.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Bad input found by the command itself (not by the library); exits 2 like the library's errors.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Common {
+  bool json = false;
+  std::string image;
+  std::string presets_dir;
+};
+
+struct ScenarioInputs {
+  std::vector<std::string> presets, assigns, variants;
+};
+
+struct ResolveFlags {
+  bool trace = false, missing = false, constraints = false, explain = false, check_overrides = false, fail_on_violated = false;
+  double tolerance = 1e-6;
+};
+
+void add_common(CLI::App* cmd, Common& c) {
+  cmd->add_flag("--json", c.json, "print JSON (SI values with unit strings) instead of text");
+  cmd->add_option("--image", c.image, "registry image to read (default: $GSTACK_IMAGE, else model.gsimg of this build)");
+  cmd->add_option("--presets", c.presets_dir, "directory of presets (default: $GSTACK_PRESETS, else the source tree's presets/)");
+}
+
+void add_scenario(CLI::App* cmd, ScenarioInputs& s, bool with_preset) {
+  if (with_preset)
+    cmd->add_option("--preset", s.presets, "preset name or TOML file; repeat to layer them (later wins)")->allow_extra_args(false);
+  cmd->add_option("--assign", s.assigns, "NAME=VALUE[ UNIT]; a bare value is in the variable's display unit")->allow_extra_args(false);
+  cmd->add_option("--variant", s.variants, "NAME=KEY: select a variant relation")->allow_extra_args(false);
+}
+
+void add_checks(CLI::App* cmd, ResolveFlags& f) {
+  cmd->add_flag("--check-overrides", f.check_overrides, "evaluate the relation each assignment replaces and warn where they disagree");
+  cmd->add_option("--tolerance", f.tolerance, "relative difference allowed by --check-overrides (default 1e-6)")->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--fail-on-violated-constraints", f.fail_on_violated, "exit 1 when a constraint, domain or validity condition is violated");
+}
+
+std::string default_image() {
+  if (const char* env = std::getenv("GSTACK_IMAGE"); env && *env) return env;
+  // build/bin/gpu-stack reads build/model.gsimg, so a fresh build works without flags.
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return "model.gsimg";
+  return (exe.parent_path().parent_path() / "model.gsimg").string();
+}
+
+gs::Registry load_registry(const Common& c) {
+  std::string path = c.image.empty() ? default_image() : c.image;
+  if (!fs::exists(path))
+    throw gs::ImageError("cannot find the registry image '" + path + "'; build it (cmake --build build) or pass --image FILE");
+  return gs::Registry::load(path);
+}
+
+std::string image_path(const Common& c) { return c.image.empty() ? default_image() : c.image; }
+
+struct Scenario {
+  std::map<uint32_t, double> assignments;
+  std::map<uint32_t, std::string> variants;
+};
+
+// Presets in order, then the command line's own assignments and selectors, which win.
+Scenario build_scenario(const gs::Registry& reg, const gs::PresetLibrary& lib, const ScenarioInputs& in) {
+  Scenario s;
+  for (const auto& name : in.presets) {
+    gs::Preset p = lib.load(name);
+    for (const auto& [v, x] : p.assignments) s.assignments[v] = x;
+    for (const auto& [v, k] : p.variants) s.variants[v] = k;
+  }
+  for (const auto& a : in.assigns) {
+    auto [v, x] = gs::parse_assignment(reg, a);
+    s.assignments[v] = x;
+  }
+  for (const auto& text : in.variants) {
+    auto [v, k] = gs::parse_selector(reg, text);
+    s.variants[v] = k;
+  }
+  return s;
+}
+
+gs::ResolveOptions options_of(const ResolveFlags& f) {
+  gs::ResolveOptions o;
+  o.explain = f.explain, o.check_overrides = f.check_overrides, o.override_tolerance = f.tolerance;
+  return o;
+}
+
+void warn_disagreements(const gs::Registry& reg, const std::vector<gs::Override>& overrides) {
+  for (const auto& o : overrides) {
+    if (!o.checked || o.status != gs::CheckStatus::Violated) continue;
+    std::cerr << "warning: the value assigned to " << reg.var(o.var).name << " disagrees with "
+              << reg.relation(uint32_t(o.relation)).name << " (relative difference " << o.relative_difference << ")\n";
+  }
+}
+
+int finish_violations(size_t violations, bool fail) {
+  if (!fail || violations == 0) return 0;
+  std::cerr << "gpu-stack: " << violations << " violated constraint" << (violations == 1 ? "" : "s")
+            << " (constraints, declared domains or approximation validity)\n";
+  return 1;
+}
+
+gs::PresetLibrary library(const gs::Registry& reg, const Common& c) {
+  return gs::PresetLibrary(reg, c.presets_dir.empty() ? gs::PresetLibrary::default_dir() : c.presets_dir);
+}
+
+int run_stats(const Common& c) {
+  gs::Registry reg = load_registry(c);
+  std::cout << (c.json ? gs::stats_json(reg, image_path(c)) + "\n" : gs::stats_text(reg, image_path(c)));
+  return 0;
+}
+
+int run_resolve(const Common& c, const std::string& target_name, const ScenarioInputs& in, const ResolveFlags& f) {
+  gs::Registry reg = load_registry(c);
+  uint32_t target = gs::lookup_variable(reg, target_name, "target variable");
+  Scenario s = build_scenario(reg, library(reg, c), in);
+  gs::Resolver resolver(reg, s.assignments, s.variants, options_of(f));
+  gs::Resolution res = resolver.resolve(target);
+  if (c.json) std::cout << gs::resolution_json(reg, res) << "\n";
+  else std::cout << gs::resolution_text(reg, res, {f.trace, f.missing, f.constraints});
+  warn_disagreements(reg, res.overrides);
+  return finish_violations(res.violations(), f.fail_on_violated);
+}
+
+int run_trace(const Common& c, const std::string& target_name, const ScenarioInputs& in) {
+  gs::Registry reg = load_registry(c);
+  uint32_t target = gs::lookup_variable(reg, target_name, "target variable");
+  Scenario s = build_scenario(reg, library(reg, c), in);
+  gs::Resolver resolver(reg, s.assignments, s.variants);
+  gs::Resolution res = resolver.resolve(target);
+  std::cout << (c.json ? gs::trace_json(reg, res) + "\n" : gs::trace_text(reg, res));
+  return 0;
+}
+
+int run_scenario(const Common& c, const std::string& preset_name, const std::vector<std::string>& target_args,
+                 const ScenarioInputs& in, const ResolveFlags& f) {
+  gs::Registry reg = load_registry(c);
+  gs::Preset preset = library(reg, c).load(preset_name);
+  Scenario extra = build_scenario(reg, library(reg, c), in);
+  for (const auto& [v, x] : extra.assignments) preset.assignments[v] = x;
+  for (const auto& [v, k] : extra.variants) preset.variants[v] = k;
+  std::vector<std::pair<std::string, uint32_t>> targets;
+  for (const auto& t : target_args) {
+    auto eq = t.find('=');
+    std::string name = eq == std::string::npos ? t : t.substr(eq + 1);
+    std::string label = eq == std::string::npos ? name.substr(name.find_last_of('.') + 1) : t.substr(0, eq);
+    if (label.empty() || name.empty()) throw UsageError("bad --target '" + t + "': expected [LABEL=]NAME");
+    targets.emplace_back(label, gs::lookup_variable(reg, name, "target variable"));
+  }
+  if (targets.empty()) targets = preset.targets;
+  if (targets.empty()) throw UsageError("preset '" + preset.name + "' names no [targets]; pass --target [LABEL=]NAME");
+  gs::ScenarioReport report = gs::scenario_report(reg, preset, targets, options_of(f));
+  std::cout << (c.json ? gs::scenario_json(reg, report) + "\n" : gs::scenario_text(reg, report));
+  warn_disagreements(reg, report.overrides);
+  size_t violations = 0;
+  for (const auto& t : report.targets) violations += t.resolution.violations();
+  return finish_violations(violations, f.fail_on_violated);
+}
+
+int run_export(const Common& c, const std::string& format, const std::string& target_name, const gs::ConeExport& base,
+               const std::string& output) {
+  gs::Registry reg = load_registry(c);
+  gs::ConeExport spec = base;
+  spec.root = gs::lookup_variable(reg, target_name, "target variable");
+  std::string text = format == "dot" ? gs::export_dot(reg, spec) : gs::export_json(reg, spec);
+  if (c.json && format == "dot") {
+    // Machine-readable wrapper so every command can be consumed as JSON.
+    std::string escaped;
+    for (char ch : text) {
+      if (ch == '"' || ch == '\\') escaped += '\\', escaped += ch;
+      else if (ch == '\n') escaped += "\\n";
+      else escaped += ch;
+    }
+    text = "{\n  \"format\": \"dot\",\n  \"root\": \"" + target_name + "\",\n  \"dot\": \"" + escaped + "\"\n}\n";
+  }
+  if (output.empty() || output == "-") {
+    std::cout << text;
+  } else {
+    gs::write_file_atomic(output, text);
+    std::cerr << "wrote " << output << " (" << text.size() << " bytes)\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"gpu-stack: resolve, trace and report on the compiled gpu_stack model"};
+  app.require_subcommand(1);
+  Common common;
+  ScenarioInputs scenario;
+  ResolveFlags flags;
+  std::string target, preset, format, output;
+  std::vector<std::string> targets;
+  gs::ConeExport cone;
+
+  auto* stats = app.add_subcommand("stats", "Counts of systems, variables, relations, roots and leaves; coverage");
+  add_common(stats, common);
+
+  auto* resolve = app.add_subcommand("resolve", "Compute a variable under a scenario");
+  resolve->add_option("target", target, "variable to compute")->required();
+  add_scenario(resolve, scenario, true);
+  resolve->add_flag("--trace", flags.trace, "list every computed step with its relation and source location");
+  resolve->add_flag("--missing", flags.missing, "describe each missing input: unit, family, reason, dependents");
+  resolve->add_flag("--constraints", flags.constraints, "list every constraint, domain and validity check");
+  resolve->add_flag("--explain-selection", flags.explain, "say why each relation was selected (with --trace or --json)");
+  add_checks(resolve, flags);
+  add_common(resolve, common);
+
+  auto* trace = app.add_subcommand("trace", "Show a variable's cone as a tree with values, relations and source locations");
+  trace->add_option("target", target, "variable to trace")->required();
+  add_scenario(trace, scenario, true);
+  add_common(trace, common);
+
+  auto* report = app.add_subcommand("scenario-report", "Resolve a preset's targets and report values, gaps and overrides");
+  report->add_option("preset", preset, "preset name or TOML file")->required();
+  report->add_option("--target", targets, "[LABEL=]NAME: report this variable instead of the preset's targets")->allow_extra_args(false);
+  add_scenario(report, scenario, false);
+  add_checks(report, flags);
+  add_common(report, common);
+
+  auto* exp = app.add_subcommand("export", "Write a variable's dependency cone as Graphviz DOT or JSON");
+  exp->add_option("format", format, "dot or json")->required()->check(CLI::IsMember({"dot", "json"}));
+  exp->add_option("target", target, "root variable of the cone")->required();
+  exp->add_flag("--dependents", cone.dependents, "export the variables that depend on the target instead");
+  exp->add_flag("--constraints", cone.constraints, "let constraints link variables too");
+  exp->add_option("-o,--output", output, "file to write (atomically); default stdout");
+  add_common(exp, common);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  }
+
+  try {
+    if (stats->parsed()) return run_stats(common);
+    if (resolve->parsed()) return run_resolve(common, target, scenario, flags);
+    if (trace->parsed()) return run_trace(common, target, scenario);
+    if (report->parsed()) return run_scenario(common, preset, targets, scenario, flags);
+    return run_export(common, format, target, cone, output);
+  } catch (const std::exception& e) {
+    // Every error that reaches here is about the input: the image, a preset, a name or a value.
+    std::cerr << "gpu-stack: error: " << e.what() << "\n";
+    return 2;
+  }
+}
