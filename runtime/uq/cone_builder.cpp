@@ -1,0 +1,88 @@
+#include "runtime/uq/cone_builder.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace gs {
+namespace {
+
+class Builder {
+ public:
+  Builder(const Registry& reg, Resolver& res, const std::map<uint32_t, double>& assignments, const std::vector<uint32_t>& vary)
+      : reg_(reg), res_(res), assignments_(assignments), vary_(vary.begin(), vary.end()), next_temp_(uint32_t(reg.var_count())) {}
+
+  ConeBuild run(const std::vector<uint32_t>& targets) {
+    state_.assign(reg_.var_count(), 0);
+    for (uint32_t t : targets) visit(t);
+    out_.program.outputs = targets;
+    std::sort(out_.missing.begin(), out_.missing.end());
+    return std::move(out_);
+  }
+
+ private:
+  const Registry& reg_;
+  Resolver& res_;
+  const std::map<uint32_t, double>& assignments_;
+  std::set<uint32_t> vary_;
+  uint32_t next_temp_;  // ids past the registry's for the intermediate values of unfolded iterations
+  std::vector<uint8_t> state_;  // 0 unvisited, 1 on the stack, 2 done
+  ConeBuild out_;
+
+  void input(uint32_t v) {
+    auto it = assignments_.find(v);
+    out_.program.inputs.push_back(v);
+    out_.base.push_back(it == assignments_.end() ? NAN : it->second);
+  }
+
+  // Depth-first, post-order: a step is emitted after every step it reads.
+  void visit(uint32_t v) {
+    if (state_[v] == 2) return;
+    if (state_[v] == 1) throw ResolveError("cannot compile a cone: the selected relations form a cycle through " + reg_.var(v).name);
+    state_[v] = 1;
+    const Variable& var = reg_.var(v);
+    if (vary_.count(v) || assignments_.count(v)) {
+      input(v);
+    } else if (var.is_constant) {
+      out_.program.steps.push_back({v, Expr{{Node{Op::Num, 0, 0, var.value}}}});
+    } else if (int32_t rel = res_.selection(v).relation; rel >= 0) {
+      for (uint32_t d : res_.value_deps(uint32_t(rel))) visit(d);
+      emit(v, reg_.relation(uint32_t(rel)));
+    } else {
+      out_.missing.push_back(v);
+    }
+    state_[v] = 2;
+  }
+
+  // An iterative relation becomes a chain of steps t0 = start, t(i+1) = map(t(i)), v = t(n), so the
+  // program grows linearly with the count even when the map reads its argument several times.
+  void emit(uint32_t v, const Relation& r) {
+    if (r.kind != Kind::Iterative) {
+      out_.program.steps.push_back({v, r.rhs});
+      return;
+    }
+    if (r.iterations.nodes.size() != 1 || r.iterations.nodes[0].op != Op::Num)
+      throw ResolveError("cannot compile " + r.name + ": its iteration count must be a literal number to be compiled");
+    const double n = r.iterations.nodes[0].value;
+    if (n < 0 || n > 4096 || n != std::floor(n)) throw ResolveError("cannot compile " + r.name + ": iteration count must be an integer in 0..4096");
+    uint32_t current = next_temp_++;
+    out_.program.steps.push_back({current, r.initial});
+    for (int i = 0; i < int(n); ++i) {
+      Expr step = r.rhs;
+      for (auto& node : step.nodes)
+        if (node.op == Op::Local) node = Node{Op::Var, current};
+      current = next_temp_++;
+      out_.program.steps.push_back({current, std::move(step)});
+    }
+    out_.program.steps.push_back({v, Expr{{Node{Op::Var, current}}}});
+  }
+};
+
+}  // namespace
+
+ConeBuild build_cone(const Registry& reg, Resolver& resolver, const std::map<uint32_t, double>& assignments,
+                     const std::vector<uint32_t>& targets, const std::vector<uint32_t>& vary) {
+  return Builder(reg, resolver, assignments, vary).run(targets);
+}
+
+}  // namespace gs
