@@ -1,0 +1,335 @@
+#include "runtime/uq/commands.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "image/atomic_file.h"
+#include "runtime/format.h"
+#include "runtime/presets.h"
+#include "runtime/resolver.h"
+#include "runtime/uq/cone_builder.h"
+#include "runtime/uq/parallel.h"
+#include "runtime/uq/sweep_spec.h"
+#include "runtime/uq/uncertainty.h"
+
+namespace gs {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+std::string base_unit(const Registry& reg, uint32_t var) { return reg.units().describe(reg.var(var).dim); }
+
+// A compiled cone of the targets with `vary` as extra inputs; exits through PresetError when the
+// scenario leaves inputs missing (bad input, exit 2), naming them.
+struct Compiled {
+  ConeBuild build;
+  CompiledCone cone;
+  size_t column(uint32_t var) const {
+    auto it = std::find(build.program.inputs.begin(), build.program.inputs.end(), var);
+    return size_t(it - build.program.inputs.begin());
+  }
+};
+
+Compiled compile(const Registry& reg, const ScenarioPoint& s, const std::vector<uint32_t>& targets,
+                 const std::vector<uint32_t>& vary, Jit& jit) {
+  Resolver resolver(reg, s.assignments, s.variants);
+  Compiled c{build_cone(reg, resolver, s.assignments, targets, vary), {}};
+  if (!c.build.missing.empty()) {
+    std::string names;
+    for (size_t i = 0; i < c.build.missing.size() && i < 12; ++i) names += (i ? ", " : "") + reg.var(c.build.missing[i]).name;
+    if (c.build.missing.size() > 12) names += ", ... (" + std::to_string(c.build.missing.size()) + " in all)";
+    throw PresetError("the scenario leaves inputs missing: " + names + "; assign them (see `gpu-stack resolve TARGET --missing`)");
+  }
+  c.cone = jit.compile(c.build.program);
+  return c;
+}
+
+class ProgressBar {
+ public:
+  ProgressBar(std::ostream& err, bool enabled, size_t total) : err_(err), enabled_(enabled && isatty(STDERR_FILENO)), total_(total) {}
+  void operator()(size_t done) {
+    if (!enabled_ || total_ == 0) return;
+    const int width = 40, filled = int(double(done) / double(total_) * width);
+    err_ << "\r[" << std::string(size_t(filled), '#') << std::string(size_t(width - filled), ' ') << "] "
+         << int(100.0 * double(done) / double(total_)) << "%" << std::flush;
+    if (done >= total_) err_ << "\n";
+  }
+  bool enabled() const { return enabled_; }
+
+ private:
+  std::ostream& err_;
+  bool enabled_;
+  size_t total_;
+};
+
+struct Axis {
+  uint32_t var;
+  std::vector<double> values;
+};
+
+std::vector<Axis> parse_axes(const Registry& reg, const std::vector<std::string>& specs) {
+  std::vector<Axis> axes;
+  for (const auto& text : specs) {
+    const auto eq = text.find('=');
+    if (eq == std::string::npos) throw PresetError("bad --vary '" + text + "': expected NAME=SPEC");
+    const uint32_t var = lookup_variable(reg, text.substr(0, eq), "swept variable");
+    const Variable& v = reg.var(var);
+    SweepValues values = parse_sweep_spec(text.substr(eq + 1), reg.units(), v.dim, v.unit_scale, v.unit);
+    if (!values.error.empty()) throw PresetError("bad --vary for " + v.name + ": " + values.error);
+    axes.push_back({var, std::move(values.values)});
+  }
+  return axes;
+}
+
+// Value of axis `a` at sweep point `p`: the full grid varies the last axis fastest; zip pairs them.
+double axis_value(const std::vector<Axis>& axes, size_t a, size_t p, bool zip) {
+  if (zip) return axes[a].values[p];
+  for (size_t b = axes.size(); b-- > a + 1;) p /= axes[b].values.size();
+  return axes[a].values[p % axes[a].values.size()];
+}
+
+std::string csv_number(double v) {
+  std::ostringstream os;
+  os.precision(17);
+  os << v;
+  return os.str();
+}
+
+void write_sweep_file(const Registry& reg, const std::string& path, const std::vector<Axis>& axes,
+                      const std::vector<uint32_t>& targets, size_t points, bool zip, const std::vector<double>& y) {
+  std::string text;
+  const bool as_json = path.size() >= 5 && path.substr(path.size() - 5) == ".json";
+  if (as_json) {
+    json j;
+    json units = json::object();
+    for (const auto& a : axes) units[reg.var(a.var).name] = base_unit(reg, a.var);
+    for (uint32_t t : targets) units[reg.var(t).name] = base_unit(reg, t);
+    j["units"] = units;
+    json rows = json::array();
+    for (size_t p = 0; p < points; ++p) {
+      json row = json::object();
+      for (size_t a = 0; a < axes.size(); ++a) row[reg.var(axes[a].var).name] = axis_value(axes, a, p, zip);
+      for (size_t t = 0; t < targets.size(); ++t) row[reg.var(targets[t]).name] = y[p * targets.size() + t];
+      rows.push_back(row);
+    }
+    j["rows"] = rows;
+    text = j.dump(1) + "\n";
+  } else {
+    // CSV in SI base units, each column headed "name [unit]".
+    std::vector<std::string> head;
+    for (const auto& a : axes) head.push_back(reg.var(a.var).name + " [" + base_unit(reg, a.var) + "]");
+    for (uint32_t t : targets) head.push_back(reg.var(t).name + " [" + base_unit(reg, t) + "]");
+    for (size_t i = 0; i < head.size(); ++i) text += (i ? "," : "") + head[i];
+    text += "\n";
+    for (size_t p = 0; p < points; ++p) {
+      for (size_t a = 0; a < axes.size(); ++a) text += (a ? "," : "") + csv_number(axis_value(axes, a, p, zip));
+      for (size_t t = 0; t < targets.size(); ++t) text += (axes.empty() && t == 0 ? "" : ",") + csv_number(y[p * targets.size() + t]);
+      text += "\n";
+    }
+  }
+  write_file_atomic(path, text);
+}
+
+std::vector<UncertainInput> uncertain_columns(const ScenarioPoint& s, const Compiled& c) {
+  std::vector<UncertainInput> inputs;
+  for (const auto& [var, dist] : s.uncertain) inputs.push_back({c.column(var), dist});
+  return inputs;
+}
+
+std::vector<uint32_t> uncertain_vars(const ScenarioPoint& s) {
+  std::vector<uint32_t> v;
+  for (const auto& [var, dist] : s.uncertain) v.push_back(var);
+  return v;
+}
+
+void require_uncertainty(const ScenarioPoint& s) {
+  if (s.uncertain.empty())
+    throw PresetError("the scenario gives no uncertain inputs; add an [uncertainty] table to the preset (see docs/presets.md)");
+}
+
+}  // namespace
+
+int sweep_command(const Registry& reg, const ScenarioPoint& s, const SweepRequest& req, std::ostream& out, std::ostream& err) {
+  std::vector<uint32_t> targets;
+  for (const auto& t : req.targets) targets.push_back(lookup_variable(reg, t, "target variable"));
+  const std::vector<Axis> axes = parse_axes(reg, req.vary);
+  size_t points = axes.empty() ? 1 : (req.zip ? axes[0].values.size() : 1);
+  for (const auto& a : axes) {
+    if (req.zip && a.values.size() != points) throw PresetError("--zip needs lists of equal length");
+    if (!req.zip) points *= a.values.size();
+  }
+  const unsigned threads = req.threads ? req.threads : default_threads();
+  std::vector<double> y(points * targets.size());
+  ProgressBar bar(err, req.progress, points);
+  const auto start = std::chrono::steady_clock::now();
+  double compile_ms = 0;
+  if (req.engine == "ginac") {
+    // The reference evaluator: one exact symbolic resolution per point, on one thread.
+    for (size_t p = 0; p < points; ++p) {
+      auto assignments = s.assignments;
+      for (size_t a = 0; a < axes.size(); ++a) assignments[axes[a].var] = axis_value(axes, a, p, req.zip);
+      Resolver resolver(reg, assignments, s.variants);
+      for (size_t t = 0; t < targets.size(); ++t) y[p * targets.size() + t] = resolver.resolve(targets[t]).number.value_or(NAN);
+      if (p % 256 == 0) bar(p);
+    }
+    bar(points);
+  } else if (req.engine == "jit") {
+    std::vector<uint32_t> vary;
+    for (const auto& a : axes) vary.push_back(a.var);
+    Jit jit;
+    Compiled c = compile(reg, s, targets, vary, jit);
+    compile_ms = c.cone.compile_ms;
+    std::vector<size_t> columns;
+    for (const auto& a : axes) columns.push_back(c.column(a.var));
+    const size_t n_in = c.cone.n_inputs, n_out = c.cone.n_outputs;
+    parallel_evaluate(
+        c.cone, points, threads,
+        [&](RowBlock& b) {
+          for (size_t r = 0; r < b.rows; ++r) {
+            std::copy(c.build.base.begin(), c.build.base.end(), b.inputs + r * n_in);
+            for (size_t a = 0; a < axes.size(); ++a) b.inputs[r * n_in + columns[a]] = axis_value(axes, a, b.first_row + r, req.zip);
+          }
+        },
+        [&](const RowBlock& b) { std::copy(b.outputs, b.outputs + b.rows * n_out, y.begin() + long(b.first_row * n_out)); },
+        bar.enabled() ? std::function<void(size_t)>(std::ref(bar)) : std::function<void(size_t)>());
+  } else {
+    throw PresetError("unknown --engine '" + req.engine + "': use jit or ginac");
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!req.out_path.empty()) write_sweep_file(reg, req.out_path, axes, targets, points, req.zip, y);
+
+  size_t nonfinite = 0;
+  for (double v : y) nonfinite += !std::isfinite(v);
+  json j;
+  j["engine"] = req.engine;
+  j["threads"] = req.engine == "jit" ? threads : 1u;
+  j["points"] = points;
+  j["seconds"] = seconds;
+  j["evaluations_per_second"] = seconds > 0 ? double(points) / seconds : 0.0;
+  j["compile_ms"] = compile_ms;
+  j["nonfinite"] = nonfinite;
+  json tj = json::array();
+  for (size_t t = 0; t < targets.size(); ++t) {
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t p = 0; p < points; ++p)
+      if (double v = y[p * targets.size() + t]; std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+    tj.push_back({{"name", reg.var(targets[t]).name}, {"unit", base_unit(reg, targets[t])},
+                  {"min", std::isfinite(lo) ? json(lo) : json(nullptr)}, {"max", std::isfinite(hi) ? json(hi) : json(nullptr)}});
+  }
+  j["targets"] = tj;
+  if (!req.out_path.empty()) j["out"] = req.out_path;
+  if (req.json) {
+    out << j.dump(2) << "\n";
+  } else {
+    out << "sweep: " << points << " points in " << format_number(seconds) << " s (" << format_number(double(points) / std::max(seconds, 1e-12))
+        << " evaluations/s, engine " << req.engine << ", " << j["threads"].get<unsigned>() << " thread" << (j["threads"] == 1 ? "" : "s") << ")\n";
+    for (size_t t = 0; t < targets.size(); ++t) {
+      const auto& row = tj[t];
+      const Variable& v = reg.var(targets[t]);
+      out << "  " << v.name << ": " << (row["min"].is_null() ? "no finite value" :
+             format_quantity(reg.units(), v, row["min"].get<double>()) + " .. " + format_quantity(reg.units(), v, row["max"].get<double>())) << "\n";
+    }
+    if (nonfinite) out << "  warning: " << nonfinite << " non-finite results (NaN or infinity)\n";
+    if (!req.out_path.empty()) out << "  wrote " << req.out_path << "\n";
+  }
+  return 0;
+}
+
+Interval interval_of(const Registry& reg, const ScenarioPoint& s, uint32_t target, size_t samples, uint64_t seed) {
+  require_uncertainty(s);
+  Jit jit;
+  Compiled c = compile(reg, s, {target}, uncertain_vars(s), jit);
+  auto y = monte_carlo(c.cone, c.build.base, uncertain_columns(s, c), samples, seed, default_threads());
+  Summary sum = summarize(std::move(y[0]), 1);
+  return {sum.p5, sum.p50, sum.p95, sum.mean, sum.samples, sum.nonfinite};
+}
+
+int uncertainty_command(const Registry& reg, const ScenarioPoint& s, const SamplingRequest& req, std::ostream& out, std::ostream&) {
+  const uint32_t target = lookup_variable(reg, req.target, "target variable");
+  require_uncertainty(s);
+  const auto start = std::chrono::steady_clock::now();
+  Jit jit;
+  Compiled c = compile(reg, s, {target}, uncertain_vars(s), jit);
+  auto y = monte_carlo(c.cone, c.build.base, uncertain_columns(s, c), req.samples, req.seed, req.threads ? req.threads : default_threads());
+  Summary sum = summarize(std::move(y[0]));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const Variable& v = reg.var(target);
+  if (req.json) {
+    json j;
+    j["target"] = v.name, j["unit"] = base_unit(reg, target), j["samples"] = sum.samples, j["seed"] = req.seed;
+    j["nonfinite"] = sum.nonfinite, j["mean"] = sum.mean, j["sd"] = sum.sd, j["median"] = sum.p50;
+    j["p5"] = sum.p5, j["p95"] = sum.p95, j["min"] = sum.min, j["max"] = sum.max, j["seconds"] = seconds;
+    json inputs = json::array();
+    for (const auto& [var, dist] : s.uncertain) inputs.push_back({{"name", reg.var(var).name}, {"distribution", dist.describe()}, {"unit", base_unit(reg, var)}});
+    j["inputs"] = inputs;
+    j["histogram"] = {{"edges", sum.bin_edges}, {"counts", sum.bin_counts}};
+    out << j.dump(2) << "\n";
+    return 0;
+  }
+  auto q = [&](double x) { return format_quantity(reg.units(), v, x); };
+  out << v.name << " under " << s.uncertain.size() << " uncertain input" << (s.uncertain.size() == 1 ? "" : "s") << ", "
+      << sum.samples << " samples (seed " << req.seed << ", " << format_number(seconds) << " s)\n";
+  out << "  mean   " << q(sum.mean) << "\n  median " << q(sum.p50) << "\n  90% interval " << q(sum.p5) << " .. " << q(sum.p95) << "\n";
+  if (sum.nonfinite) out << "  warning: " << sum.nonfinite << " samples gave no finite value\n";
+  size_t peak = *std::max_element(sum.bin_counts.begin(), sum.bin_counts.end());
+  for (size_t b = 0; b < sum.bin_counts.size(); ++b)
+    out << "  " << q(sum.bin_edges[b]) << "\t" << std::string(peak ? sum.bin_counts[b] * 40 / peak : 0, '#') << "\n";
+  return 0;
+}
+
+int sensitivity_command(const Registry& reg, const ScenarioPoint& s, const SamplingRequest& req, std::ostream& out, std::ostream&) {
+  const uint32_t target = lookup_variable(reg, req.target, "target variable");
+  require_uncertainty(s);
+  Jit jit;
+  Compiled c = compile(reg, s, {target}, uncertain_vars(s), jit);
+  auto inputs = uncertain_columns(s, c);
+  SobolIndices sob = sobol(c.cone, c.build.base, inputs, 0, req.samples, req.seed, req.threads ? req.threads : default_threads());
+  // Local elasticities d ln y / d ln x at each input's mean, by a central difference on the compiled cone.
+  std::vector<double> point = c.build.base;
+  for (const auto& u : inputs) point[u.column] = u.dist.mean();
+  double y0 = 0;
+  c.cone.one(point.data(), &y0);
+  std::vector<double> elasticity;
+  for (const auto& u : inputs) {
+    const double x = point[u.column], h = 1e-6;
+    auto p = point;
+    double up = 0, down = 0;
+    p[u.column] = x * (1 + h);
+    c.cone.one(p.data(), &up);
+    p[u.column] = x * (1 - h);
+    c.cone.one(p.data(), &down);
+    elasticity.push_back((up - down) / (2 * h * y0));
+  }
+  std::vector<size_t> order(inputs.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return sob.total[a] > sob.total[b]; });
+  const std::vector<uint32_t> vars = uncertain_vars(s);
+  if (req.json) {
+    json j;
+    j["target"] = reg.var(target).name, j["samples"] = req.samples, j["seed"] = req.seed, j["evaluations"] = sob.evaluations;
+    j["variance"] = sob.variance;
+    j["estimators"] = {{"first_order", "Saltelli et al. 2010"}, {"total_order", "Jansen 1999"}};
+    json rows = json::array();
+    for (size_t i : order)
+      rows.push_back({{"name", reg.var(vars[i]).name}, {"first_order", sob.first[i]}, {"total_order", sob.total[i]},
+                      {"elasticity", elasticity[i]}, {"distribution", inputs[i].dist.describe()}});
+    j["inputs"] = rows;
+    out << j.dump(2) << "\n";
+    return 0;
+  }
+  out << "Sobol indices of " << reg.var(target).name << " (" << sob.evaluations << " evaluations, seed " << req.seed << ")\n";
+  out << "  first   total   elasticity  input\n";
+  for (size_t i : order) {
+    char line[160];
+    std::snprintf(line, sizeof line, "  %6.3f  %6.3f  %+10.4f  ", sob.first[i], sob.total[i], elasticity[i]);
+    out << line << reg.var(vars[i]).name << "\n";
+  }
+  return 0;
+}
+
+}  // namespace gs
