@@ -151,17 +151,18 @@ std::vector<std::string> PresetLibrary::names() const {
 
 std::string PresetLibrary::locate(const std::string& name_or_path, const std::string& base_dir) const {
   const bool is_path = name_or_path.find('/') != std::string::npos || name_or_path.ends_with(".toml");
-  if (is_path) {
-    fs::path p(name_or_path);
-    if (p.is_relative() && !fs::exists(p) && !base_dir.empty()) p = fs::path(base_dir) / p;
-    if (!fs::exists(p)) throw PresetError("cannot read preset file '" + name_or_path + "'");
-    return p.string();
+  if (is_path && fs::exists(name_or_path)) return name_or_path;
+  // Relative names resolve next to the extending file first, then in the presets directory, so
+  // "packs/nvlink3_hdr" finds presets/packs/nvlink3_hdr.toml.
+  const std::string file = name_or_path.ends_with(".toml") ? name_or_path : name_or_path + ".toml";
+  if (!fs::path(name_or_path).is_absolute()) {
+    for (const std::string& dir : {base_dir, dir_}) {
+      if (dir.empty()) continue;
+      fs::path p = fs::path(dir) / file;
+      if (fs::exists(p)) return p.string();
+    }
   }
-  for (const std::string& dir : {base_dir, dir_}) {
-    if (dir.empty()) continue;
-    fs::path p = fs::path(dir) / (name_or_path + ".toml");
-    if (fs::exists(p)) return p.string();
-  }
+  if (is_path) throw PresetError("cannot read preset file '" + name_or_path + "'");
   throw PresetError(with_hint("unknown preset '" + name_or_path + "' (looked in " + dir_ + ")", did_you_mean(name_or_path, names())));
 }
 

@@ -37,11 +37,6 @@ std::string relation_label(const Registry& reg, uint32_t r) {
   return rel.name + " (" + role + ")";
 }
 
-double relative_difference(double a, double b) {
-  double scale = std::max(std::fabs(a), std::fabs(b));
-  return scale == 0 ? 0 : std::fabs(a - b) / scale;
-}
-
 // Value, display unit, SI unit and the human form, as every JSON quantity carries them.
 void put_quantity(json& j, const Registry& reg, uint32_t var, std::optional<double> si) {
   const Variable& v = reg.var(var);

@@ -22,11 +22,6 @@ std::string join(const std::vector<std::string>& items) {
   return s;
 }
 
-double relative_difference(double a, double b) {
-  double scale = std::max(std::fabs(a), std::fabs(b));
-  return scale == 0 ? 0 : std::fabs(a - b) / scale;
-}
-
 const char* op_text(Op op) {
   switch (op) {
     case Op::Lt: return " < ";
@@ -39,6 +34,11 @@ const char* op_text(Op op) {
 }
 
 }  // namespace
+
+double relative_difference(double a, double b) {
+  double scale = std::max(std::fabs(a), std::fabs(b));
+  return scale == 0 ? 0 : std::fabs(a - b) / scale;
+}
 
 const char* check_status_name(CheckStatus s) {
   switch (s) {
@@ -271,8 +271,13 @@ GiNaC::ex Resolver::evaluate_relation(uint32_t relation) {
   const Relation& rel = reg_.relation(relation);
   const sym::VarValue lookup = [this](uint32_t w) { return known(w); };
   if (rel.kind != Kind::Iterative) return sym::build(rel.rhs, lookup, symbols_).value;
-  auto count = sym::to_double(sym::build(rel.iterations, lookup, symbols_).value);
-  if (!count) throw std::runtime_error("its iteration count is not known");
+  const GiNaC::ex count_value = sym::build(rel.iterations, lookup, symbols_).value;
+  auto count = sym::to_double(count_value);
+  if (!count) {
+    std::string unknown;
+    for (uint32_t v : symbols_.free_vars(count_value)) unknown += (unknown.empty() ? "" : ", ") + reg_.var(v).name;
+    throw std::runtime_error("its iteration count is not known" + (unknown.empty() ? std::string() : " (it needs " + unknown + ")"));
+  }
   if (*count != std::floor(*count) || *count < 0 || *count > kMaxIterations)
     throw std::runtime_error(fmt::format("its iteration count {:g} is not a whole number from 0 to {:g}", *count, kMaxIterations));
   GiNaC::ex x = sym::build(rel.initial, lookup, symbols_).value;

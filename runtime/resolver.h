@@ -98,6 +98,9 @@ struct Resolution {
   size_t violations() const;  // violated constraints, domains and validity conditions
 };
 
+// |a - b| relative to the larger magnitude; 0 when both are 0.
+double relative_difference(double a, double b);
+
 // Family bucket of a dotted name: the first two parts of a name with three or more parts, else the
 // first part ("cluster.node.n_gpus" -> "cluster.node", "gpu.peak_flops" -> "gpu").
 std::string family_of(const std::string& name);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -116,18 +117,24 @@ REGISTER_FUNCTION(gs_not, eval_func(not_eval).evalf_func(not_eval).set_name("not
 ex number(double v) {
   if (!std::isfinite(v)) throw std::domain_error("a number is not finite");
   if (v == std::trunc(v) && std::fabs(v) < 9.0e18) return numeric(static_cast<long>(v));
-  // The shortest decimal that reads back as v: digits, an optional point and an optional exponent.
+  // The shortest decimal that reads back as v, in scientific form so the digits (at most 17) fit a
+  // 64-bit integer: an optional sign, digits with one point, 'e' and the exponent.
   char buf[64];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
   if (ec != std::errc{}) throw std::domain_error("cannot print a number");
   long long mantissa = 0;
   int exponent = 0;
   bool negative = false, after_point = false;
   for (const char* p = buf; p != end; ++p) {
-    if (*p == '-') negative = true;
-    else if (*p == '.') after_point = true;
-    else if (*p == 'e') {
-      exponent += std::atoi(p + 1);
+    if (*p == '-') {
+      negative = true;
+    } else if (*p == '.') {
+      after_point = true;
+    } else if (*p == 'e') {
+      int e = 0;
+      const char* first = p + 1 + (p[1] == '+');
+      if (std::from_chars(first, end, e).ec != std::errc{}) throw std::domain_error("cannot read a printed number");
+      exponent += e;
       break;
     } else {
       mantissa = mantissa * 10 + (*p - '0');
@@ -152,11 +159,33 @@ std::optional<uint32_t> Symbols::var_of(const ex& symbol) const {
   return it->second;
 }
 
+namespace {
+
+// Visits every distinct node of an expression once. GiNaC shares subexpressions, so a value built from
+// a deep cone is a DAG whose tree form can be exponentially larger; walking the tree would take that
+// long. `visit` returns false to stop early.
+template <class Visit>
+void each_node(const ex& e, Visit visit) {
+  std::unordered_set<const GiNaC::basic*> seen;
+  std::vector<ex> stack{e};
+  while (!stack.empty()) {
+    ex x = stack.back();
+    stack.pop_back();
+    if (!seen.insert(&GiNaC::ex_to<GiNaC::basic>(x)).second) continue;
+    if (!visit(x)) return;
+    for (size_t i = 0; i < x.nops(); ++i) stack.push_back(x.op(i));
+  }
+}
+
+}  // namespace
+
 std::vector<uint32_t> Symbols::free_vars(const ex& e) const {
   std::vector<uint32_t> out;
-  for (auto it = e.preorder_begin(); it != e.preorder_end(); ++it)
-    if (GiNaC::is_a<GiNaC::symbol>(*it))
-      if (auto v = var_of(*it)) out.push_back(*v);
+  each_node(e, [&](const ex& x) {
+    if (GiNaC::is_a<GiNaC::symbol>(x))
+      if (auto v = var_of(x)) out.push_back(*v);
+    return true;
+  });
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
@@ -164,9 +193,12 @@ std::vector<uint32_t> Symbols::free_vars(const ex& e) const {
 
 bool has_symbols(const ex& e) {
   if (GiNaC::is_a<numeric>(e)) return false;
-  for (auto it = e.preorder_begin(); it != e.preorder_end(); ++it)
-    if (GiNaC::is_a<GiNaC::symbol>(*it)) return true;
-  return false;
+  bool found = false;
+  each_node(e, [&](const ex& x) {
+    found = GiNaC::is_a<GiNaC::symbol>(x);
+    return !found;
+  });
+  return found;
 }
 
 std::optional<bool> decide(const ex& c) {

@@ -73,14 +73,14 @@ std::string default_image() {
   return (exe.parent_path().parent_path() / "model.gsimg").string();
 }
 
+std::string image_path(const Common& c) { return c.image.empty() ? default_image() : c.image; }
+
 gs::Registry load_registry(const Common& c) {
-  std::string path = c.image.empty() ? default_image() : c.image;
+  std::string path = image_path(c);
   if (!fs::exists(path))
     throw gs::ImageError("cannot find the registry image '" + path + "'; build it (cmake --build build) or pass --image FILE");
   return gs::Registry::load(path);
 }
-
-std::string image_path(const Common& c) { return c.image.empty() ? default_image() : c.image; }
 
 struct Scenario {
   std::map<uint32_t, double> assignments;
@@ -144,7 +144,8 @@ int run_resolve(const Common& c, const std::string& target_name, const ScenarioI
   gs::Resolver resolver(reg, s.assignments, s.variants, options_of(f));
   gs::Resolution res = resolver.resolve(target);
   if (c.json) std::cout << gs::resolution_json(reg, res) << "\n";
-  else std::cout << gs::resolution_text(reg, res, {f.trace, f.missing, f.constraints});
+  // Reasons are shown beside the trace steps, so asking for them shows the trace.
+  else std::cout << gs::resolution_text(reg, res, {f.trace || f.explain, f.missing, f.constraints});
   warn_disagreements(reg, res.overrides);
   return finish_violations(res.violations(), f.fail_on_violated);
 }
@@ -230,7 +231,7 @@ int main(int argc, char** argv) {
   resolve->add_flag("--trace", flags.trace, "list every computed step with its relation and source location");
   resolve->add_flag("--missing", flags.missing, "describe each missing input: unit, family, reason, dependents");
   resolve->add_flag("--constraints", flags.constraints, "list every constraint, domain and validity check");
-  resolve->add_flag("--explain-selection", flags.explain, "say why each relation was selected (with --trace or --json)");
+  resolve->add_flag("--explain-selection", flags.explain, "say why each relation was selected (shows the trace)");
   add_checks(resolve, flags);
   add_common(resolve, common);
 

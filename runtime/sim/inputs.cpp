@@ -23,8 +23,8 @@ const std::vector<ModelVariable>& sim_model_variables() {
       {"cluster.state_transfer.bw", "byte/s", S::workload, false, "bandwidth to bring a rejoining replica up to date"},
       {"gpu.power.total", "W", S::workload, true, "GPU board power while computing"},
       {"gpu.power.comm", "W", S::workload, false, "GPU board power while waiting on collectives"},
-      {"gpu.power.idle", "W", S::workload, true, "GPU board power when idle"},
-      {"cluster.node.host_power", "W", S::workload, true, "non-GPU power of one node"},
+      {"gpu.power.idle", "W", S::facility, true, "GPU board power when idle"},
+      {"cluster.node.host_power", "W", S::facility, true, "non-GPU power of one node"},
       {"thermal.dc.pue", "1", S::facility, true, "facility power usage effectiveness"},
       {"econ.power.price_kwh", "USD/J", S::facility, false, "electricity tariff"},
       {"econ.gpu.price_hour", "USD/s", S::facility, false, "price of one GPU-hour (rental or amortised capital)"},
@@ -75,13 +75,11 @@ WorkloadInputs workload_from_values(const std::map<std::string, double>& values)
                         "training.elastic.reconfig_time", "training.checkpoint.memory_write_time",
                         "training.checkpoint.memory_restore_time", "cluster.state_transfer.bw", "training.flops_per_step"})
     r.require(r.get(n) > 0, n, "> 0");
-  for (const char* n : {"training.t_exposed_comm", "training.restart_overhead", "training.failure_detection_time",
-                        "gpu.power.comm", "gpu.power.idle", "cluster.node.host_power"})
+  for (const char* n : {"training.t_exposed_comm", "training.restart_overhead", "training.failure_detection_time", "gpu.power.comm"})
     r.require(r.get(n) >= 0, n, ">= 0");
   double tokens = r.get("par.batch.tokens_per_step");
   r.require(tokens == std::floor(tokens) && tokens <= 9.007199254740992e15, "par.batch.tokens_per_step", "a whole number of tokens");
   r.require(r.get("training.t_exposed_comm") < r.get("training.t_step"), "training.t_exposed_comm", "shorter than training.t_step");
-  r.require(r.get("gpu.power.idle") <= r.get("gpu.power.total"), "gpu.power.idle", "at most gpu.power.total");
   r.finish("workload");
   WorkloadInputs w;
   w.t_step_s = r.get("training.t_step");
@@ -97,17 +95,17 @@ WorkloadInputs workload_from_values(const std::map<std::string, double>& values)
   w.state_transfer_bw = r.opt("cluster.state_transfer.bw");
   w.gpu_busy_w = r.get("gpu.power.total");
   w.gpu_comm_w = r.opt("gpu.power.comm");
-  w.gpu_idle_w = r.get("gpu.power.idle");
-  w.node_host_w = r.get("cluster.node.host_power");
   return w;
 }
 
 FacilityInputs facility_from_values(const std::map<std::string, double>& values) {
   Reader r(values, InputScope::facility);
   r.require(r.get("thermal.dc.pue") >= 1, "thermal.dc.pue", ">= 1");
-  for (const char* n : {"econ.power.price_kwh", "econ.gpu.price_hour"}) r.require(r.get(n) >= 0, n, ">= 0");
+  for (const char* n : {"gpu.power.idle", "cluster.node.host_power", "econ.power.price_kwh", "econ.gpu.price_hour"})
+    r.require(r.get(n) >= 0, n, ">= 0");
   r.finish("facility");
-  return {r.get("thermal.dc.pue"), r.opt("econ.power.price_kwh"), r.opt("econ.gpu.price_hour")};
+  return {r.get("gpu.power.idle"), r.get("cluster.node.host_power"), r.get("thermal.dc.pue"), r.opt("econ.power.price_kwh"),
+          r.opt("econ.gpu.price_hour")};
 }
 
 SimInputs inputs_from_values(const std::map<std::string, double>& resolved) {

@@ -9,7 +9,7 @@
 // it, and an optional one is either given or reported as not modelled.
 //
 // Workload variables describe one job (set at the top level or on the job); facility variables describe
-// one site (set at the top level or on the site).
+// one site and its installed hardware (set at the top level or on the site).
 #pragma once
 
 #include <map>
@@ -33,11 +33,13 @@ struct WorkloadInputs {
   std::optional<double> state_transfer_bw;  // cluster.state_transfer.bw: bytes/s to bring a rejoining replica up to date
   double gpu_busy_w = 0;                    // gpu.power.total: average board power while computing
   std::optional<double> gpu_comm_w;         // gpu.power.comm: while waiting on exposed collectives (else gpu.power.total)
-  double gpu_idle_w = 0;                    // gpu.power.idle
-  double node_host_w = 0;                   // cluster.node.host_power: CPUs, memory, NICs and fans of one node
 };
 
+// The site's hardware at rest and its facility: idle power is a property of the installed nodes, whatever
+// job runs on them (spare nodes draw it too).
 struct FacilityInputs {
+  double gpu_idle_w = 0;                  // gpu.power.idle
+  double node_host_w = 0;                 // cluster.node.host_power: CPUs, memory, NICs and fans of one node
   double pue = 1;                         // thermal.dc.pue
   std::optional<double> price_usd_per_j;  // econ.power.price_kwh, in USD/J
   std::optional<double> gpu_usd_per_s;    // econ.gpu.price_hour, per GPU, in USD/s

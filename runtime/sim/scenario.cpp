@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "runtime/sim/policy.h"
+
 namespace gs::sim {
 
 const char* recovery_name(Recovery r) {
@@ -144,6 +146,8 @@ void Scenario::finalize() {
           who + ": in-memory checkpoints need training.checkpoint.memory_write_time, memory_restore_time, durable_every >= 1 and peer_group >= 2");
     check(pol.recovery != Recovery::adaptive || (!pol.envelope.ranges.empty() && !pol.envelope.source.empty() && pol.prior_failures > 0),
           who + ": the adaptive policy needs a calibration envelope with its source and prior_failures > 0");
+    for (const auto& r : pol.envelope.ranges)
+      check(is_envelope_feature(r.feature) && r.lo <= r.hi, who + ": envelope range '" + r.feature + "' is unknown or empty");
     check(pol.sync == SyncMode::fixed ? pol.local_steps >= 1
                                       : (pol.sync_min >= 1 && pol.sync_min <= pol.sync_max && pol.sync_low >= 0 &&
                                          pol.sync_low < pol.sync_high && pol.sync_high <= 1),

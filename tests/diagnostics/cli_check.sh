@@ -2,7 +2,7 @@
 # gstackc's command-line contract: exit statuses, the --json shape, and byte-identical images.
 #   cli_check.sh GSTACKC CHECK WORKDIR
 # CHECK is one of: json, json-clean, unreadable, empty-dir, usage, clean, no-image-on-error,
-# deterministic. Runs from this directory so paths in messages are relative and stable.
+# deterministic, coverage. Runs from this directory so paths in messages are relative and stable.
 set -uo pipefail
 gstackc=$1
 check=$2
@@ -67,6 +67,15 @@ case "$check" in
     expect 0 "$gstackc" compile ../../model -o "$work/a.gsimg"
     expect 0 "$gstackc" compile ../../model -o "$work/b.gsimg"
     cmp "$work/a.gsimg" "$work/b.gsimg" || fail "two compiles of model/ differ"
+    ;;
+  coverage)
+    # Every diagnostic code the compiler can emit has a case here (E-READ is checked above, by
+    # `unreadable`), so a new code cannot land without its pinned message.
+    missing=()
+    for code in $(grep -ohE '"E-[A-Z0-9-]+"' ../../compiler/*.cpp | tr -d '"' | sort -u); do
+      grep -qF "error[$code]" ./*.expected || grep -qF "error[$code]" "$0" || missing+=("$code")
+    done
+    [ ${#missing[@]} -eq 0 ] || fail "no case in tests/diagnostics produces: ${missing[*]}"
     ;;
   *)
     echo "unknown check '$check'" >&2

@@ -39,5 +39,5 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export LSAN_OPTIONS=suppressions=$root/tests/fuzz/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export GSTACK_FUZZ_PRELUDE=$root/model/00_units.gstack
-exec "$build/bin/fuzz_frontend" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
+exec "$build/bin/fuzz_frontend" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
   -dict="$root/tests/fuzz/gstack.dict" -artifact_prefix="$artifacts/" -print_final_stats=1 "$corpus" "$seeds"

@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <limits>
+
 #include "runtime/symbolic.h"
 
 using namespace gs;

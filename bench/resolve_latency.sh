@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Times `gpu-stack resolve econ.cost.per_token --preset dense_training_cost_fixture` as a whole process:
+# start-up, image load, preset load, resolution and printing, which is what a user waits for. The
+# budget is 20 ms (ARCHITECTURE.md section 9). As a baseline measured in the same run it also times
+# `gpu-stack --help` (process start and library initialisation alone) and `gpu-stack stats` (plus the
+# image load and whole-graph statistics).
+#   bench/resolve_latency.sh BUILD_DIR [RUNS]
+# Prints the median wall time and the mean CPU time (user + system) over RUNS runs (default 50); the
+# CPU time is the figure to trust on a busy machine. Uses hyperfine for the wall time when installed.
+# Exits 1 when the resolve takes more than 20 ms of wall time and of CPU time.
+set -euo pipefail
+build=${1:?usage: $0 BUILD_DIR [RUNS]}
+runs=${2:-50}
+root=$(cd "$(dirname "$0")/.." && pwd)
+gpu_stack=$build/bin/gpu-stack
+image=$build/model.gsimg
+[ -x "$gpu_stack" ] || { echo "resolve_latency: $gpu_stack not built" >&2; exit 2; }
+[ -f "$image" ] || { echo "resolve_latency: $image not built" >&2; exit 2; }
+export GSTACK_PRESETS=$root/presets
+
+out=$("$gpu_stack" resolve econ.cost.per_token --preset dense_training_cost_fixture --image "$image")
+grep -q "econ.cost.per_token = 3.000078e-06 USD/token" <<<"$out" || { echo "resolve_latency: wrong answer:" >&2; echo "$out" >&2; exit 1; }
+
+python3 - "$runs" "$gpu_stack" "$image" <<'PY'
+import json, os, resource, shutil, statistics, subprocess, sys, tempfile, time
+
+runs, gpu_stack, image = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+commands = {
+    "resolve econ.cost.per_token": [gpu_stack, "resolve", "econ.cost.per_token", "--preset", "dense_training_cost_fixture", "--image", image],
+    "baseline: stats": [gpu_stack, "stats", "--image", image],
+    "baseline: --help": [gpu_stack, "--help"],
+}
+
+def measure(argv):
+    for _ in range(3):  # warm the page cache
+        subprocess.run(argv, stdout=subprocess.DEVNULL, check=True)
+    walls = []
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        subprocess.run(argv, stdout=subprocess.DEVNULL, check=True)
+        walls.append(time.perf_counter() - t0)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) / runs
+    wall = statistics.median(walls)
+    if shutil.which("hyperfine"):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "h.json")
+            subprocess.run(["hyperfine", "--style", "none", "--warmup", "3", "--runs", str(runs), "--export-json", path,
+                            " ".join(argv)], stdout=subprocess.DEVNULL, check=True)
+            wall = json.load(open(path))["results"][0]["median"]
+    return wall * 1000, cpu * 1000
+
+results = {name: measure(argv) for name, argv in commands.items()}
+print(f"resolve_latency: {os.path.getsize(image)} byte image; {runs} runs; load average {os.getloadavg()[0]:.2f}")
+print(f"  {'':30} {'median wall':>12} {'mean CPU':>10}")
+for name, (wall, cpu) in results.items():
+    print(f"  {name:30} {wall:9.2f} ms {cpu:7.2f} ms")
+wall, cpu = results["resolve econ.cost.per_token"]
+print(f"  resolve: {wall / 20:.2f} (wall) and {cpu / 20:.2f} (CPU) of the 20 ms budget; "
+      f"{cpu / results['baseline: --help'][1]:.2f}x the CPU time of start-up alone")
+sys.exit(1 if wall > 20 and cpu > 20 else 0)
+PY

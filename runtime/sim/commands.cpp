@@ -1,0 +1,147 @@
+#include "runtime/sim/commands.h"
+
+#include <algorithm>
+#include <exception>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "image/image.h"
+#include "runtime/research/protocol.h"
+#include "runtime/research/store.h"
+#include "runtime/sim/engine.h"
+#include "runtime/sim/experiments.h"
+#include "runtime/sim/report.h"
+#include "runtime/sim/scenario_toml.h"
+
+namespace gs::sim {
+
+using research::Json;
+
+std::string default_experiments_dir() { return GSTACK_EXPERIMENTS_DIR; }
+
+int simulate_command(const SimulateArgs& args, std::ostream& out, std::ostream& err) {
+  Scenario sc;
+  SimOptions base;
+  try {
+    if (args.replicas < 1) throw std::invalid_argument("--replicas must be at least 1");
+    gs::Image img = gs::load_image_file(args.image_path);
+    sc = load_scenario_toml(args.scenario, img.units);
+    if (args.policy) base.recovery = parse_recovery(*args.policy);
+  } catch (const std::exception& e) {
+    err << "error: " << e.what() << "\n";
+    return 2;
+  }
+  uint64_t seed = args.seed.value_or(sc.seed);
+  std::vector<SimResult> runs(args.replicas);
+  std::vector<std::exception_ptr> errors(args.replicas);
+  unsigned threads = std::min<unsigned>(args.replicas, args.threads ? args.threads : std::max(1u, std::thread::hardware_concurrency()));
+  // Replica r always runs with seed + r, whichever thread picks it up, so the output does not depend on
+  // the thread count.
+  auto work = [&](unsigned first) {
+    for (uint32_t r = first; r < args.replicas; r += threads) try {
+        SimOptions o = base;
+        o.seed = seed + r;
+        runs[r] = simulate(sc, o);
+      } catch (...) {
+        errors[r] = std::current_exception();
+      }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work, t);
+  work(0);
+  for (auto& t : pool) t.join();
+  for (uint32_t r = 0; r < args.replicas; ++r)
+    if (errors[r]) try {
+        std::rethrow_exception(errors[r]);
+      } catch (const std::logic_error& e) {
+        err << fmt::format("error: invariant violated in replica {} (seed {}): {}\n", r, seed + r, e.what());
+        return 1;
+      } catch (const std::exception& e) {
+        err << fmt::format("error: replica {} (seed {}): {}\n", r, seed + r, e.what());
+        return 2;
+      }
+  if (args.replicas == 1) out << (args.json ? research::pretty_dump(result_to_json(runs[0])) : result_text(runs[0]));
+  else out << (args.json ? research::pretty_dump(replicas_to_json(runs)) : replicas_text(runs));
+  return 0;
+}
+
+int experiment_protocol_command(const ExperimentProtocolArgs& args, std::ostream& out, std::ostream& err) {
+  research::ExperimentProtocol p;
+  try {
+    p = research::load_frozen_protocol(args.experiments_dir, args.experiment);
+  } catch (const std::exception& e) {
+    err << "error: " << e.what() << "\n";
+    return 2;
+  }
+  if (args.json) {
+    Json j = p.to_json();
+    j["protocol_hash"] = p.hash();
+    out << research::pretty_dump(j);
+    return 0;
+  }
+  out << fmt::format("{}: {}\nprotocol_hash: {}\nquestion: {}\nhypothesis: {}\nfalsifiers:\n", p.experiment_id, p.title, p.hash(),
+                     p.question, p.hypothesis);
+  for (const auto& f : p.falsifiers) out << fmt::format("  {}: {} {}\n", f.falsifier_id, f.metric, f.rule_text());
+  out << "structured evidence requirements:\n";
+  if (p.evidence_requirements.empty()) out << "  none\n";
+  for (const auto& r : p.evidence_requirements)
+    out << fmt::format("  {}: {}; earliest {}; {}\n", r.requirement_id, r.mandatory ? "mandatory" : "optional",
+                       research::stage_name(r.earliest_resolvable_stage), r.acceptance_rule);
+  return 0;
+}
+
+int experiment_run_command(const ExperimentRunArgs& args, std::ostream& out, std::ostream& err) {
+  research::ExperimentProtocol p;
+  Json scenario;
+  try {
+    p = research::load_frozen_protocol(args.experiments_dir, args.experiment);
+    std::ifstream in(args.scenario, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read scenario " + args.scenario);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    scenario = Json::parse(ss.str());
+  } catch (const std::exception& e) {
+    err << "error: " << e.what() << "\n";
+    return 2;
+  }
+  ExperimentOutcome o;
+  try {
+    o = run_experiment(p, scenario, args.seed);
+  } catch (const std::logic_error& e) {
+    if (dynamic_cast<const std::invalid_argument*>(&e)) {
+      err << "error: " << e.what() << "\n";
+      return 2;
+    }
+    err << "error: invariant violated: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    err << "error: " << e.what() << "\n";
+    return 2;
+  }
+  int status = o.verdict == research::Verdict::fail ? 1 : 0;
+  if (!args.output) {
+    out << research::pretty_dump(o.sealed);
+    return status;
+  }
+  research::StoredArtifact stored;
+  try {
+    stored = research::store_artifact(o.sealed, *args.output, p.experiment_id + "-");
+  } catch (const std::exception& e) {
+    err << "error: " << e.what() << "\n";
+    return 2;
+  }
+  if (args.json)
+    out << research::pretty_dump({{"path", stored.path}, {"artifact_sha256", stored.sha256}, {"already_present", stored.already_present},
+                                  {"verdict", research::verdict_name(o.verdict)}, {"conclusion", o.conclusion}});
+  else
+    out << fmt::format("{} {} ({}): artifact {} {} {}\n", p.experiment_id, research::verdict_name(o.verdict), o.conclusion, stored.sha256,
+                       stored.already_present ? "already at" : "written to", stored.path);
+  return status;
+}
+
+}  // namespace gs::sim

@@ -1,0 +1,45 @@
+// The simulator's and the research layer's commands, as plain functions for the gpu-stack main (the only
+// translation unit that parses the command line). Each returns the exit status: 0 success, 1 findings
+// (a failed gate, a broken invariant), 2 bad usage or bad input; human text or JSON goes to `out`,
+// diagnostics to `err`.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+
+namespace gs::sim {
+
+struct SimulateArgs {
+  std::string scenario;              // TOML scenario file
+  std::string image_path;            // registry image, for its unit table
+  std::optional<uint64_t> seed;      // default: the scenario's seed
+  uint32_t replicas = 1;             // replica r runs with seed + r
+  std::optional<std::string> policy; // replace every job's recovery: restart, wait_restore, in_memory, elastic, adaptive
+  bool json = false;
+  unsigned threads = 0;              // replicas run in parallel; 0 = one per hardware thread
+};
+int simulate_command(const SimulateArgs& args, std::ostream& out, std::ostream& err);
+
+struct ExperimentProtocolArgs {
+  std::string experiment;       // E001 ... E006 (case-insensitive)
+  std::string experiments_dir;  // default_experiments_dir() unless the main has a better idea
+  bool json = false;
+};
+int experiment_protocol_command(const ExperimentProtocolArgs& args, std::ostream& out, std::ostream& err);
+
+struct ExperimentRunArgs {
+  std::string experiment;
+  std::string scenario;                 // the experiment's scenario file (JSON)
+  std::optional<std::string> output;    // a directory (content-addressed file name) or a file; none: stdout
+  std::optional<uint64_t> seed;         // default: the scenario's seed
+  std::string experiments_dir;
+  bool json = false;                    // with --output: print the stored path and verdict as JSON
+};
+int experiment_run_command(const ExperimentRunArgs& args, std::ostream& out, std::ostream& err);
+
+// The experiments/ folder of the source tree this library was built from.
+std::string default_experiments_dir();
+
+}  // namespace gs::sim

@@ -1,0 +1,29 @@
+// Running a frozen experiment protocol on a scenario and sealing the result as a content-addressed
+// artifact. Only experiments with a virtual engine can run (E001, E002); the other protocols are frozen
+// designs waiting for one.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "runtime/research/artifact.h"
+
+namespace gs::sim {
+
+// Bumped whenever the simulator's semantics change, so an artifact names the engine that produced it
+// without depending on where or how the binary was built.
+inline constexpr const char* kEngineId = "gpu-stack.sim";
+inline constexpr int kEngineVersion = 1;
+
+struct ExperimentOutcome {
+  research::Json sealed;  // carries artifact_sha256
+  research::Verdict verdict = research::Verdict::inconclusive;
+  std::string conclusion;
+};
+
+bool has_runner(const std::string& experiment_id);
+// Throws std::invalid_argument for a bad scenario or an experiment without a runner.
+ExperimentOutcome run_experiment(const research::ExperimentProtocol& protocol, const research::Json& scenario,
+                                 std::optional<uint64_t> seed);
+
+}  // namespace gs::sim

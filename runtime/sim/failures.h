@@ -1,0 +1,45 @@
+// The fleet's failure process. Every component class fails as a Poisson process at its sourced rate per
+// unit; the fleet is their superposition, so one exponential draw with the summed rate gives the next
+// failure anywhere, and a second draw picks the class by its share of the rate and the unit uniformly
+// (Cinlar, "Introduction to Stochastic Processes", 1975, superposition and thinning of Poisson processes).
+// That costs one event per failure instead of one timer per GPU.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "runtime/sim/rng.h"
+#include "runtime/sim/scenario.h"
+
+namespace gs::sim {
+
+class FailureProcess {
+ public:
+  FailureProcess(const std::vector<FailureClass>& classes, uint64_t gpus, uint64_t nodes, uint64_t jobs);
+  double total_rate_per_s() const { return total_; }
+  // Time to the next failure anywhere in the fleet; at least 1 ns. Requires total_rate_per_s() > 0.
+  int64_t next_gap_ns(Rng& rng) const;
+  struct Pick {
+    uint16_t cls = 0;
+    uint64_t unit = 0;  // index among the class's units: a GPU, a node or a job
+  };
+  Pick pick(Rng& rng) const;
+
+ private:
+  std::vector<double> cumulative_;  // running sum of class rate x units
+  std::vector<uint64_t> units_;
+  double total_ = 0;
+};
+
+// Expected interruptions per second of one job that holds `gpus` GPUs on `nodes` nodes: the MTBF prior
+// a checkpoint policy may assume, because it follows from the declared data, not from the realised trace.
+double job_failure_rate_per_s(const std::vector<FailureClass>& classes, uint64_t gpus, uint64_t nodes);
+
+// Optimal compute time between checkpoints for checkpoint cost delta and mean time between failures mtbf.
+// Young, "A first order approximation to the optimum checkpoint interval", CACM 17(9):530-531, 1974.
+double young_interval_s(double delta_s, double mtbf_s);
+// Daly, "A higher order estimate of the optimum checkpoint interval for restart dumps",
+// Future Generation Computer Systems 22(3):303-312, 2006, eq. (37).
+double daly_interval_s(double delta_s, double mtbf_s);
+
+}  // namespace gs::sim

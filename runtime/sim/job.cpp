@@ -1,0 +1,625 @@
+// The job state machine: compute segments, checkpoints, synchronisations, interruptions and recoveries,
+// and the boundary where the policy is consulted. A job advances only at events; between two events its
+// state is fixed, so a run of identical steps is one segment and one event.
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "runtime/sim/engine_state.h"
+
+namespace gs::sim::detail {
+namespace {
+
+enum TimerStage : uint16_t { kStageOverhead, kStageMemoryRestore, kStageShrink, kStageRejoin, kStageMemoryCheckpoint };
+
+int64_t to_ns(double seconds) { return std::max<int64_t>(0, static_cast<int64_t>(std::ceil(seconds * 1e9))); }
+
+}  // namespace
+
+uint32_t State::active_gpus(const Job& j) const {
+  uint32_t n = 0;
+  for (const auto& r : j.replicas)
+    if (r.active) n += r.filled;
+  return n * j.gpus_per_node;
+}
+
+bool State::memory_usable(const Job& j) const {
+  if (!j.memory_valid) return false;
+  for (uint32_t hits : j.group_hits)
+    if (hits >= j.policy.spec().peer_group_nodes) return false;  // every holder of some shard is gone
+  return true;
+}
+
+uint32_t State::restorable_replicas(const Job& j) const {
+  std::map<uint32_t, size_t> spares;
+  for (uint32_t si : j.sites) spares[si] = sites[si].spares.size();
+  uint32_t n = 0;
+  for (const auto& r : j.replicas) {
+    if (r.active) continue;
+    uint32_t vacant = r.slots - r.filled;
+    if (vacant <= spares[r.site]) {
+      spares[r.site] -= vacant;
+      ++n;
+    }
+  }
+  return n;
+}
+
+void State::update_slot(Job& j, uint32_t slot) {
+  const Slot& s = j.slots[slot];
+  double before = j.slowest.max();
+  j.slowest.set(slot, s.node >= 0 && j.replicas[s.replica].active ? nodes[s.node].slowdown() : 0.0);
+  if (j.slowest.max() != before) replan(j);
+}
+
+void State::refresh_capacity(Job& j) {
+  j.active_capacity = 0;
+  for (const auto& r : j.replicas)
+    if (r.active) j.active_capacity += r.capacity;
+  for (uint32_t i = 0; i < j.slots.size(); ++i) {
+    const Slot& s = j.slots[i];
+    j.slowest.set(i, s.node >= 0 && j.replicas[s.replica].active ? nodes[s.node].slowdown() : 0.0);
+  }
+}
+
+void State::vacate(Job& j, uint32_t slot) {
+  Slot& s = j.slots[slot];
+  if (s.node < 0) return;
+  nodes[s.node].job = nodes[s.node].slot = -1;
+  s.node = -1;
+  --j.replicas[s.replica].filled;
+  update_slot(j, slot);
+}
+
+void State::fill(Job& j, uint32_t slot, uint32_t node) {
+  sites[nodes[node].site].spares.erase(node);
+  Slot& s = j.slots[slot];
+  s.node = static_cast<int32_t>(node);
+  nodes[node].job = static_cast<int32_t>(j.index);
+  nodes[node].slot = static_cast<int32_t>(slot);
+  ++j.replicas[s.replica].filled;
+  update_slot(j, slot);
+}
+
+void State::set_phase(Job& j, Phase p) {
+  int64_t dt = now - j.phase_since;
+  auto& t = j.result.time;
+  switch (j.phase) {
+    case Phase::computing:
+      t.compute_committed += dt;
+      j.result.gpu_busy_s += double(dt) / 1e9 * active_gpus(j);
+      break;
+    case Phase::syncing: t.sync += dt; break;
+    case Phase::checkpointing: t.checkpoint += dt; break;
+    case Phase::hung: t.detection += dt; break;
+    case Phase::waiting: t.waiting += dt; break;
+    case Phase::restarting: t.restart += dt; break;
+    case Phase::reconfiguring:
+    case Phase::rejoining: t.reconfigure += dt; break;
+    case Phase::paused: t.paused += dt; break;
+    case Phase::pending:
+    case Phase::done: break;
+  }
+  j.phase = p;
+  j.phase_since = now;
+  for (uint32_t si : j.sites) power_changed(si);
+}
+
+double State::power_factor(const Job& j) const {
+  double f = 1;
+  for (uint32_t si : j.sites) f = std::max(f, 1.0 / sites[si].rho);
+  return f;
+}
+
+// Compute scales with the share of capacity still in the job (the global batch is kept, so fewer replicas
+// take longer), with the slowest active GPU, and with the facility's power cap; exposed communication
+// does not.
+int64_t State::plan_step_ns(Job& j) {
+  const auto& w = j.spec->workload;
+  double c = (w.t_step_s - w.t_exposed_comm_s) * (j.nominal_capacity / j.active_capacity) * power_factor(j) * j.slowest.max();
+  if (j.spec->trace_phases && sc.stragglers.step_jitter_sigma > 0) c *= rng_jitter.lognormal(1.0, sc.stragglers.step_jitter_sigma);
+  j.compute_ns = std::max<int64_t>(1, to_ns(c));
+  return std::max<int64_t>(j.compute_ns, to_ns(c + w.t_exposed_comm_s));
+}
+
+Observation State::observe(const Job& j, Epoch e) const {
+  const auto& w = j.spec->workload;
+  Observation o;
+  o.epoch = e;
+  o.now_ns = now;
+  o.frontier_step = j.frontier;
+  o.durable_step = j.durable_step;
+  o.memory_step = j.memory_step;
+  o.target_steps = j.spec->target_steps;
+  o.memory_checkpoint_usable = memory_usable(j);
+  o.restore_pending = j.needs_restore;
+  o.replicas = static_cast<uint32_t>(j.replicas.size());
+  for (const auto& r : j.replicas) o.replicas_active += r.active && r.filled == r.slots;
+  o.replicas_restorable = restorable_replicas(j);
+  for (const auto& s : j.slots) o.slots_vacant += s.node < 0;
+  for (uint32_t si : j.sites) o.spares_available += static_cast<uint32_t>(sites[si].spares.size());
+  o.failure_removed_node = j.failure_removed_node;
+  o.failure_category = j.failure_category;
+  o.failures_observed = j.failures_observed;
+  o.elapsed_s = double(now - j.result.start_ns) / 1e9;
+  o.step_s = j.last_step_s;
+  // Before the first checkpoint the job can only estimate its cost from the sizes and bandwidths it
+  // was configured with; afterwards it knows what the last one took.
+  double write_est = 0, read_est = 0;
+  for (uint32_t si : j.sites) {
+    const StorageRef& st = storage_of(j, si);
+    double share = w.state_bytes / double(j.sites.size());
+    if (st.write_bw > 0) write_est = std::max(write_est, share / st.write_bw);
+    if (st.read_bw > 0) read_est = std::max(read_est, share / st.read_bw);
+  }
+  o.checkpoint_write_s = j.last_ckpt_write_s > 0 ? j.last_ckpt_write_s : write_est;
+  o.memory_write_s = w.memory_ckpt_s.value_or(0);
+  o.restore_s = read_est;
+  o.collective_phase_fraction = j.collective_fraction;
+  o.sync_observed = j.sync_observed;
+  o.local_steps = j.local_steps;
+  o.prior_mtbf_s = j.prior_mtbf_s;
+  o.prior_repair_s = prior_repair_s;
+  o.restart_overhead_s = w.restart_overhead_s;
+  o.reconfig_s = w.reconfig_s.value_or(0);
+  o.rejoin_transfer_s = w.state_transfer_bw ? w.state_bytes / *w.state_transfer_bw : 0;
+  o.memory_restore_s = w.memory_restore_s.value_or(0);
+  return o;
+}
+
+Decision State::decide(Job& j, Epoch e) {
+  Decision d = j.policy.decide(observe(j, e));
+  if (d.checkpoint_interval_steps && d.checkpoint_interval_steps != j.ckpt_interval) {
+    j.ckpt_interval = d.checkpoint_interval_steps;
+    j.result.checkpoint_intervals.push_back(j.ckpt_interval);
+  }
+  if (d.local_steps) j.local_steps = d.local_steps;
+  j.result.abstentions += d.abstained;
+  ++j.result.decisions;
+  j.decision_log += fmt::format("{} {} interval={} local={} recovery={} spares={} rejoin={} checkpoint_now={} abstained={}\n", now,
+                                epoch_name(e), d.checkpoint_interval_steps, d.local_steps, action_name(d.recovery), d.use_spares,
+                                d.rejoin, d.checkpoint_now, d.abstained);
+  return d;
+}
+
+void State::start_job(Job& j) {
+  j.result.start_ns = j.phase_since = now;
+  // The planned step time is known before the first step runs (it is what the job was configured for).
+  const auto& w = j.spec->workload;
+  j.last_step_s = (w.t_step_s - w.t_exposed_comm_s) * j.slowest.max() * power_factor(j) + w.t_exposed_comm_s;
+  decide(j, Epoch::start);
+  next_action(j);
+}
+
+void State::next_action(Job& j) {
+  const uint64_t target = j.spec->target_steps;
+  bool at_target = target && j.frontier >= target;
+  if (j.multi_site_sync && j.steps_since_sync > 0 && (j.steps_since_sync >= j.local_steps || at_target)) return start_sync(j);
+  bool checkpoints = j.policy.spec().cadence != Cadence::none;
+  if (at_target) {
+    if (checkpoints && j.durable_step < j.frontier) return start_checkpoint(j, true);
+    return finish_job(j);
+  }
+  if (j.checkpoint_requested) return start_checkpoint(j, true);  // before a planned stop only a durable copy survives
+  if (j.steps_since_ckpt >= j.ckpt_interval) {
+    const auto& p = j.policy.spec();
+    return start_checkpoint(j, p.recovery != Recovery::in_memory || j.memory_since_durable + 1 >= p.durable_every);
+  }
+  if (j.rejoin_wanted) return start_rejoin(j);
+  start_segment(j);
+}
+
+void State::start_segment(Job& j) {
+  int64_t step = plan_step_ns(j);
+  uint64_t n = 1;
+  if (!j.spec->trace_phases) {
+    n = j.ckpt_interval > j.steps_since_ckpt ? j.ckpt_interval - j.steps_since_ckpt : 1;
+    if (j.multi_site_sync) n = std::min<uint64_t>(n, j.local_steps - j.steps_since_sync);
+    if (j.spec->target_steps) n = std::min(n, j.spec->target_steps - j.frontier);
+    n = std::min<uint64_t>(n, uint64_t((sc.horizon_ns - now) / step) + 1);  // never plan far past the horizon
+  }
+  j.seg_start = now;
+  j.step_ns = step;
+  j.seg_steps = n;
+  j.subphase = 0;
+  set_phase(j, Phase::computing);
+  if (j.spec->trace_phases && j.compute_ns < step) push(now + j.compute_ns, Priority::completion, kSegmentEnd, j.index, j.gen, 0);
+  else push(now + int64_t(n) * step, Priority::completion, kSegmentEnd, j.index, j.gen, 1);
+}
+
+void State::account_steps(Job& j, uint64_t steps, int64_t step_ns) {
+  if (steps == 0) return;
+  j.frontier += steps;
+  j.steps_since_ckpt += steps;
+  j.steps_since_sync += steps;
+  j.result.work.attempted += steps * j.spec->workload.tokens_per_step;
+  int64_t ns = int64_t(steps) * step_ns;
+  j.since_durable_ns += ns;
+  j.since_memory_ns += ns;
+  j.cycle_compute_ns += ns;
+  double gpu_s = double(ns) / 1e9 * active_gpus(j);
+  j.gpu_s_since_durable += gpu_s;
+  j.gpu_s_since_memory += gpu_s;
+}
+
+void State::on_segment_end(Job& j, uint16_t arg) {
+  if (arg == 0) {  // traced step: compute done, the exposed collective starts (and the power drops)
+    j.subphase = 1;
+    for (uint32_t si : j.sites) power_changed(si);
+    push(j.seg_start + j.step_ns, Priority::completion, kSegmentEnd, j.index, j.gen, 1);
+    return;
+  }
+  account_steps(j, j.seg_steps, j.step_ns);
+  j.last_step_s = double(j.step_ns) / 1e9;
+  next_action(j);
+}
+
+// Something changed the step time mid-segment: finish the step in progress, then plan again.
+void State::replan(Job& j) {
+  if (j.phase != Phase::computing || j.spec->trace_phases) return;
+  uint64_t k = uint64_t((now - j.seg_start) / j.step_ns);
+  if (k + 1 >= j.seg_steps) return;
+  j.seg_steps = k + 1;
+  ++j.gen;
+  push(j.seg_start + int64_t(j.seg_steps) * j.step_ns, Priority::completion, kSegmentEnd, j.index, j.gen, 1);
+}
+
+const StorageRef& State::storage_of(const Job& j, uint32_t si) const {
+  const std::string& id = j.spec->checkpoint_storage.empty() ? sites[si].spec->storage : j.spec->checkpoint_storage;
+  return storages.at(id);
+}
+
+std::vector<uint32_t> State::storage_path(const Job& j, uint32_t si, bool write) const {
+  const StorageRef& st = storage_of(j, si);
+  std::vector<uint32_t> path{static_cast<uint32_t>(write ? st.write : st.read)};
+  if (st.site >= 0 && static_cast<uint32_t>(st.site) != si) {
+    // A remote store is reached over the WAN link between the two sites and their transfer interfaces.
+    for (size_t l = 0; l < link_ends.size(); ++l)
+      if ((link_ends[l].first == si && link_ends[l].second == uint32_t(st.site)) ||
+          (link_ends[l].second == si && link_ends[l].first == uint32_t(st.site))) {
+        path.push_back(static_cast<uint32_t>(link_resource[l]));
+        break;
+      }
+    for (uint32_t s : {si, static_cast<uint32_t>(st.site)})
+      if (sites[s].state_io >= 0) path.push_back(static_cast<uint32_t>(sites[s].state_io));
+  }
+  return path;
+}
+
+// Checkpoint and restore traffic: each site moves its share of the state, in proportion to the
+// capacity it holds, to or from its storage.
+void State::start_flows(Job& j, Flows purpose, double total_bytes, bool write) {
+  j.flows = purpose;
+  j.flow_ids.clear();
+  for (uint32_t si : j.sites) {
+    double cap = 0;
+    for (const auto& r : j.replicas)
+      if (r.active && r.site == si) cap += r.capacity;
+    if (cap <= 0) continue;
+    j.flow_ids.push_back(net.start(now, total_bytes * cap / j.active_capacity, storage_path(j, si, write), 0, j.index, resched));
+  }
+  j.flows_left = static_cast<uint32_t>(j.flow_ids.size());
+  flush_network();
+}
+
+void State::start_checkpoint(Job& j, bool durable) {
+  j.ckpt_durable = durable;
+  j.activity_start = now;
+  set_phase(j, Phase::checkpointing);
+  if (durable) {
+    start_flows(j, Flows::checkpoint, j.spec->workload.state_bytes, true);
+  } else {
+    j.timer_stage = kStageMemoryCheckpoint;
+    push(now + to_ns(*j.spec->workload.memory_ckpt_s), Priority::completion, kTimer, j.index, j.gen);
+  }
+}
+
+void State::commit_checkpoint(Job& j) {
+  if (j.ckpt_durable) {
+    j.durable_step = j.frontier;
+    j.since_durable_ns = 0;
+    j.gpu_s_since_durable = 0;
+    j.memory_since_durable = 0;
+    j.last_ckpt_write_s = double(now - j.activity_start) / 1e9;
+    ++j.result.checkpoints_durable;
+  } else {
+    ++j.memory_since_durable;
+    ++j.result.checkpoints_memory;
+  }
+  // Every checkpoint, durable or not, also refreshes the peer-memory copy the in-memory policy restores.
+  j.memory_step = j.frontier;
+  j.memory_valid = j.policy.spec().recovery == Recovery::in_memory;
+  std::fill(j.group_hits.begin(), j.group_hits.end(), 0);
+  j.since_memory_ns = 0;
+  j.gpu_s_since_memory = 0;
+  j.steps_since_ckpt = 0;
+  j.checkpoint_requested = false;
+  decide(j, Epoch::checkpoint_committed);
+  next_action(j);
+}
+
+void State::start_sync(Job& j) {
+  std::vector<bool> present(sites.size(), false);
+  for (const auto& r : j.replicas)
+    if (r.active) present[r.site] = true;
+  j.activity_start = now;
+  set_phase(j, Phase::syncing);
+  j.flows = Flows::sync;
+  j.flow_ids.clear();
+  for (size_t l = 0; l < link_ends.size(); ++l) {
+    auto [a, b] = link_ends[l];
+    if (!present[a] || !present[b]) continue;
+    std::vector<uint32_t> path{static_cast<uint32_t>(link_resource[l])};
+    for (uint32_t s : {a, b})
+      if (sites[s].state_io >= 0) path.push_back(static_cast<uint32_t>(sites[s].state_io));
+    j.flow_ids.push_back(net.start(now, j.spec->sync_bytes, path, sc.links[l].latency_ns, j.index, resched));
+  }
+  j.flows_left = static_cast<uint32_t>(j.flow_ids.size());
+  flush_network();
+  if (j.flows_left == 0) on_sync_done(j);
+}
+
+void State::on_flow_done(Job& j, uint32_t flow) {
+  double bytes = net.bytes(flow);
+  auto& r = j.result;
+  switch (j.flows) {
+    case Flows::sync: r.sync_bytes += bytes; break;
+    case Flows::checkpoint: r.checkpoint_bytes += bytes; break;
+    case Flows::restore: r.restore_bytes += bytes; break;
+    case Flows::rejoin: r.state_transfer_bytes += bytes; break;
+    case Flows::none: throw std::logic_error("a transfer completed for a job that had none");
+  }
+  j.flow_ids.erase(std::find(j.flow_ids.begin(), j.flow_ids.end(), flow));
+  if (--j.flows_left) return;
+  Flows purpose = j.flows;
+  j.flows = Flows::none;
+  switch (purpose) {
+    case Flows::sync: on_sync_done(j); break;
+    case Flows::checkpoint: commit_checkpoint(j); break;
+    case Flows::restore: restore_done(j); break;
+    case Flows::rejoin:
+      set_phase(j, Phase::reconfiguring);
+      j.timer_stage = kStageRejoin;
+      push(now + to_ns(*j.spec->workload.reconfig_s), Priority::completion, kTimer, j.index, j.gen);
+      break;
+    case Flows::none: break;
+  }
+}
+
+void State::on_sync_done(Job& j) {
+  int64_t sync_ns = now - j.activity_start;
+  j.collective_fraction = j.cycle_compute_ns + sync_ns > 0 ? double(sync_ns) / double(j.cycle_compute_ns + sync_ns) : 0;
+  j.sync_observed = true;
+  j.result.local_steps_history.push_back(static_cast<uint32_t>(j.steps_since_sync));
+  j.result.collective_fractions.push_back(j.collective_fraction);
+  ++j.result.syncs;
+  j.steps_since_sync = 0;
+  j.cycle_compute_ns = 0;
+  decide(j, Epoch::sync_completed);
+  j.sync_observed = false;  // each completed cycle is evidence once
+  next_action(j);
+}
+
+void State::on_timer(Job& j) {
+  const auto& w = j.spec->workload;
+  switch (j.timer_stage) {
+    case kStageOverhead:
+      if (j.restore_memory) {
+        j.timer_stage = kStageMemoryRestore;
+        push(now + to_ns(*w.memory_restore_s), Priority::completion, kTimer, j.index, j.gen);
+      } else {
+        start_flows(j, Flows::restore, w.state_bytes, false);
+      }
+      return;
+    case kStageMemoryRestore: restore_done(j); return;
+    case kStageShrink:
+      offer_capacity(j);
+      next_action(j);
+      return;
+    case kStageRejoin:
+      for (auto& r : j.replicas)
+        if (!r.active && r.filled == r.slots) r.active = true;
+      refresh_capacity(j);
+      ++j.result.rejoins;
+      next_action(j);
+      return;
+    case kStageMemoryCheckpoint: commit_checkpoint(j); return;
+  }
+}
+
+void State::restore_done(Job& j) {
+  j.needs_restore = false;
+  j.memory_valid = j.restore_memory;  // a fresh copy from durable storage is not yet in peer memory
+  std::fill(j.group_hits.begin(), j.group_hits.end(), 0);
+  next_action(j);
+}
+
+void State::close_activity(Job& j, bool truncate) {
+  auto& r = j.result;
+  if (j.phase == Phase::computing) {
+    int64_t elapsed = now - j.seg_start;
+    uint64_t k = std::min<uint64_t>(uint64_t(elapsed / j.step_ns), j.seg_steps);
+    account_steps(j, k, j.step_ns);
+    int64_t partial = elapsed - int64_t(k) * j.step_ns;
+    if (partial > 0) {
+      // The processed share of the step in flight, in whole tokens (exact integer arithmetic).
+      auto tokens = static_cast<uint64_t>((unsigned __int128)j.spec->workload.tokens_per_step * uint64_t(partial) / uint64_t(j.step_ns));
+      r.work.attempted += tokens;
+      (truncate ? r.work.lost_truncated : r.work.lost_interrupted) += tokens;
+      r.time.compute_committed -= partial;
+      r.time.compute_lost += partial;
+      r.lost_gpu_hours += double(partial) / 3.6e12 * active_gpus(j);
+    }
+  }
+  for (uint32_t f : j.flow_ids) {
+    double moved = net.cancel(now, f, resched);
+    switch (j.flows) {
+      case Flows::sync: r.sync_bytes_aborted += moved; break;
+      case Flows::checkpoint: r.checkpoint_bytes_aborted += moved; break;
+      case Flows::restore: r.restore_bytes += moved; break;
+      case Flows::rejoin: r.state_transfer_bytes += moved; break;
+      case Flows::none: break;
+    }
+  }
+  flush_network();
+  j.flows = Flows::none;
+  j.flow_ids.clear();
+  j.flows_left = 0;
+  ++j.gen;  // whatever the job had scheduled is now stale
+}
+
+void State::interrupt(Job& j, const std::string& cause, const std::string& category, bool removed_node) {
+  switch (j.phase) {
+    case Phase::pending:
+    case Phase::done: return;
+    case Phase::hung:
+    case Phase::waiting: ++j.result.failures_absorbed; return;
+    case Phase::paused:
+      ++j.result.failures_absorbed;
+      if (!j.needs_restore) {
+        j.failed_while_paused = true;
+        j.failure_category = category;
+        j.failure_removed_node = removed_node;
+      }
+      return;
+    default: break;
+  }
+  close_activity(j, false);
+  ++j.result.interruptions[cause];
+  ++j.result.interruptions_by_category[category];
+  j.failure_category = category;
+  j.failure_removed_node = removed_node;
+  set_phase(j, Phase::hung);
+  push(now + to_ns(j.spec->workload.detection_s), Priority::observation, kObserve, j.index, j.gen);
+}
+
+void State::on_observe(Job& j) {
+  ++j.failures_observed;
+  Decision d = decide(j, Epoch::failure_observed);
+  j.use_spares = d.use_spares;
+  switch (d.recovery) {
+    case RecoveryAction::restore_durable:
+    case RecoveryAction::restore_memory:
+      if (d.recovery == RecoveryAction::restore_memory && !memory_usable(j))
+        throw std::logic_error("policy restored from a peer-memory checkpoint that did not survive");
+      rollback(j, d.recovery == RecoveryAction::restore_memory);
+      try_restart(j);
+      return;
+    case RecoveryAction::continue_elastic:
+      if (j.needs_restore || !j.failure_removed_node) throw std::logic_error("policy continued a job whose state was not intact");
+      for (auto& r : j.replicas)
+        if (r.active && r.filled < r.slots) r.active = false;
+      refresh_capacity(j);
+      if (j.active_capacity <= 0) throw std::logic_error("policy continued a job with no replica left");
+      ++j.result.elastic_continuations;
+      set_phase(j, Phase::reconfiguring);
+      j.timer_stage = kStageShrink;
+      push(now + to_ns(*j.spec->workload.reconfig_s), Priority::completion, kTimer, j.index, j.gen);
+      return;
+    case RecoveryAction::none: throw std::logic_error("policy gave no recovery for an observed failure");
+  }
+}
+
+void State::rollback(Job& j, bool to_memory) {
+  auto& r = j.result;
+  uint64_t to = to_memory ? j.memory_step : j.durable_step;
+  r.work.lost_rollback += (j.frontier - to) * j.spec->workload.tokens_per_step;
+  int64_t ns = to_memory ? j.since_memory_ns : j.since_durable_ns;
+  r.time.compute_committed -= ns;
+  r.time.compute_lost += ns;
+  r.lost_gpu_hours += (to_memory ? j.gpu_s_since_memory : j.gpu_s_since_durable) / 3600.0;
+  if (to_memory) {
+    j.since_durable_ns -= j.since_memory_ns;
+    j.gpu_s_since_durable -= j.gpu_s_since_memory;
+    ++r.restores_memory;
+  } else {
+    j.since_durable_ns = 0;
+    j.gpu_s_since_durable = 0;
+    j.memory_step = to;
+    j.memory_valid = false;
+    ++r.restores_durable;
+  }
+  j.since_memory_ns = 0;
+  j.gpu_s_since_memory = 0;
+  j.frontier = to;
+  j.steps_since_ckpt = j.steps_since_sync = 0;
+  j.cycle_compute_ns = 0;
+  j.needs_restore = true;
+  j.restore_memory = to_memory;
+  j.rejoin_wanted = false;
+}
+
+void State::try_restart(Job& j) {
+  if (j.use_spares)
+    for (uint32_t i = 0; i < j.slots.size(); ++i)
+      if (j.slots[i].node < 0 && !sites[j.slots[i].site].spares.empty()) fill(j, i, *sites[j.slots[i].site].spares.begin());
+  for (const auto& s : j.slots)
+    if (s.node < 0) {
+      set_phase(j, Phase::waiting);  // for a repair, an outage's end, or (wait_restore) the job's own node
+      return;
+    }
+  for (auto& r : j.replicas) r.active = true;
+  refresh_capacity(j);
+  set_phase(j, Phase::restarting);
+  j.timer_stage = kStageOverhead;
+  push(now + to_ns(j.spec->workload.restart_overhead_s), Priority::completion, kTimer, j.index, j.gen);
+}
+
+void State::resume(Job& j) {
+  if (j.failed_while_paused) {
+    j.failed_while_paused = false;
+    set_phase(j, Phase::hung);
+    push(now, Priority::observation, kObserve, j.index, j.gen);
+    return;
+  }
+  if (j.needs_restore) return try_restart(j);
+  next_action(j);
+}
+
+void State::offer_capacity(Job& j) {
+  if (j.phase == Phase::waiting) return try_restart(j);
+  if (j.rejoin_wanted || j.needs_restore || j.pause_mask) return;
+  if (j.phase != Phase::computing && j.phase != Phase::syncing && j.phase != Phase::checkpointing && j.phase != Phase::reconfiguring) return;
+  if (restorable_replicas(j) == 0) return;
+  if (decide(j, Epoch::capacity_returned).rejoin) {
+    j.rejoin_wanted = true;
+    replan(j);
+  }
+}
+
+void State::start_rejoin(Job& j) {
+  j.rejoin_wanted = false;
+  uint32_t n = 0;
+  for (auto& r : j.replicas) {
+    if (r.active || r.slots - r.filled > sites[r.site].spares.size()) continue;
+    for (uint32_t i = r.first_slot; i < r.first_slot + r.slots; ++i)
+      if (j.slots[i].node < 0) fill(j, i, *sites[r.site].spares.begin());
+    ++n;
+  }
+  if (n == 0) return start_segment(j);
+  j.activity_start = now;
+  set_phase(j, Phase::rejoining);
+  j.flows = Flows::rejoin;
+  j.flow_ids = {net.start(now, j.spec->workload.state_bytes * n, {static_cast<uint32_t>(j.transfer_resource)}, 0, j.index, resched)};
+  j.flows_left = 1;
+  flush_network();
+}
+
+void State::finish_job(Job& j) {
+  set_phase(j, Phase::done);
+  j.result.completed = true;
+  j.result.end_ns = now;
+  for (auto& s : j.slots) {
+    if (s.node < 0) continue;
+    nodes[s.node].job = nodes[s.node].slot = -1;
+    sites[nodes[s.node].site].spares.insert(static_cast<uint32_t>(s.node));
+    s.node = -1;
+  }
+  for (auto& r : j.replicas) r.filled = 0;
+  for (uint32_t si : j.sites) power_changed(si);
+  stopped = std::all_of(jobs.begin(), jobs.end(), [](const Job& x) { return x.phase == Phase::done; });
+}
+
+}  // namespace gs::sim::detail

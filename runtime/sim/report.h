@@ -1,0 +1,31 @@
+// Turns simulation results into the JSON and the text the `simulate` command prints. The JSON is
+// canonical (sorted keys, fixed number format) and holds no wall-clock data, so equal runs give equal bytes.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "runtime/research/canonical_json.h"
+#include "runtime/sim/result.h"
+
+namespace gs::sim {
+
+// The energy accounting boundary, stated in every result: what the energy figures include and exclude.
+research::Json energy_boundary();
+
+research::Json result_to_json(const SimResult& r);
+std::string result_text(const SimResult& r);
+
+// Several replicas of one scenario (different seeds): per-replica headline numbers and their spread.
+research::Json replicas_to_json(const std::vector<SimResult>& runs);
+std::string replicas_text(const std::vector<SimResult>& runs);
+
+// Headline numbers of one run, over all its jobs.
+struct Headline {
+  double committed_tokens = 0, attempted_tokens = 0, lost_tokens = 0, goodput_tokens_per_s = 0, ettr = 0;
+  double it_energy_j = 0, facility_energy_j = 0, interruptions = 0, lost_gpu_hours = 0;
+  std::optional<double> energy_cost_usd, gpu_cost_usd;
+};
+Headline headline(const SimResult& r);
+
+}  // namespace gs::sim

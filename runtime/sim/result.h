@@ -1,0 +1,67 @@
+// What one simulation run produced. Everything is derived from the event history; nothing here is wall
+// clock, so two runs with the same scenario and seed produce identical results.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/sim/ledger.h"
+
+namespace gs::sim {
+
+struct JobResult {
+  std::string id, policy;
+  uint32_t gpus = 0;
+  int64_t start_ns = 0, end_ns = 0;  // end: completion or the end of the run
+  bool completed = false;
+  uint64_t steps_committed = 0;
+  WorkLedger work;
+  TimeLedger time;
+  std::map<std::string, uint64_t> interruptions;              // by cause: failure class id, maintenance, outage ...
+  std::map<std::string, uint64_t> interruptions_by_category;  // by the source's category (GPU, Network, Host ...)
+  uint64_t failures_absorbed = 0;  // failures that hit the job while it was already interrupted
+  uint64_t restores_durable = 0, restores_memory = 0, elastic_continuations = 0, rejoins = 0, abstentions = 0;
+  uint64_t checkpoints_durable = 0, checkpoints_memory = 0, syncs = 0;
+  double sync_bytes = 0, sync_bytes_aborted = 0, checkpoint_bytes = 0, checkpoint_bytes_aborted = 0;
+  double restore_bytes = 0, state_transfer_bytes = 0;
+  double gpu_busy_s = 0;       // GPU-seconds spent in compute phases
+  double lost_gpu_hours = 0;   // GPU time of compute that did not survive
+  std::optional<double> flops_attempted;  // when training.flops_per_step is given
+  std::vector<uint32_t> checkpoint_intervals;  // every interval the policy set, in order
+  std::vector<uint32_t> local_steps_history;   // synchronisation cadence at each completed sync
+  std::vector<double> collective_fractions;    // observed collective phase fraction per completed sync
+  uint64_t decisions = 0;
+  std::string decisions_sha256;  // digest of the decision log: identical prefixes of history give identical logs
+
+  double wall_s() const { return double(end_ns - start_ns) / 1e9; }
+  double goodput_tokens_per_s() const { return wall_s() > 0 ? double(work.committed) / wall_s() : 0; }
+  double ettr() const { return end_ns > start_ns ? double(time.compute_committed) / double(end_ns - start_ns) : 0; }
+};
+
+struct SiteResult {
+  std::string id;
+  double it_energy_j = 0, facility_energy_j = 0, peak_it_w = 0;
+  std::optional<double> energy_cost_usd, gpu_cost_usd;
+  double limit_unmet_s = 0;  // time a power limit was below the site's idle load (it could not be honoured)
+  std::vector<std::pair<int64_t, double>> power_trace;  // (time, IT watts) at every change, when sampled
+};
+
+struct SimResult {
+  std::string scenario_id, scenario_hash, recovery_override;
+  uint64_t seed = 0;
+  int64_t end_ns = 0;
+  std::vector<JobResult> jobs;
+  std::vector<SiteResult> sites;
+  std::map<std::string, uint64_t> fleet_failures;  // every failure drawn, by class, including spares and idle nodes
+  uint64_t repairs = 0, straggler_episodes = 0;
+  uint64_t events = 0, causality_violations = 0;
+  double peak_it_w = 0;  // all sites together
+
+  bool work_conserved() const;
+  bool time_partitioned() const;  // each job's time buckets add up to its wall time exactly
+};
+
+}  // namespace gs::sim

@@ -1,0 +1,89 @@
+#include "runtime/sim/spectrum.h"
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <numbers>
+#include <tuple>
+
+#include "runtime/sim/detmath.h"
+
+namespace gs::sim {
+
+std::vector<double> bin_average(const std::vector<std::pair<int64_t, double>>& changes, int64_t t0, int64_t t1, int64_t dt) {
+  size_t n = static_cast<size_t>((t1 - t0) / dt);
+  std::vector<double> out(n, 0.0);
+  for (size_t i = 0; i < changes.size(); ++i) {
+    int64_t a = std::max(changes[i].first, t0);
+    int64_t b = std::min(i + 1 < changes.size() ? changes[i + 1].first : t1, t0 + int64_t(n) * dt);
+    for (int64_t t = a; t < b;) {
+      size_t bin = static_cast<size_t>((t - t0) / dt);
+      int64_t end = std::min(b, t0 + int64_t(bin + 1) * dt);
+      out[bin] += changes[i].second * double(end - t) / double(dt);
+      t = end;
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// exp(-2 pi i k / n) for a power of two n >= 8, from an angle reduced exactly to [0, pi/4].
+std::complex<double> twiddle(size_t k, size_t n) {
+  size_t quarter = n / 4, q = k / quarter, r = k % quarter;
+  double c, s;
+  if (r <= quarter / 2) {
+    det_sincos_small(2.0 * std::numbers::pi * double(r) / double(n), s, c);
+  } else {
+    det_sincos_small(2.0 * std::numbers::pi * double(quarter - r) / double(n), c, s);
+  }
+  // Rotate by q quarter turns: (c, s) is (cos, sin) of the angle within its quadrant.
+  for (size_t i = 0; i < q; ++i) std::tie(c, s) = std::make_pair(-s, c);
+  return {c, -s};
+}
+
+void fft(std::vector<std::complex<double>>& a) {
+  size_t n = a.size();
+  for (size_t i = 1, j = 0; i < n; ++i) {
+    size_t bit = n >> 1;
+    for (; j & bit; bit >>= 1) j ^= bit;
+    j ^= bit;
+    if (i < j) std::swap(a[i], a[j]);
+  }
+  std::vector<std::complex<double>> w(n / 2);
+  for (size_t k = 0; k < n / 2; ++k) w[k] = twiddle(k, n);
+  for (size_t len = 2; len <= n; len <<= 1) {
+    size_t step = n / len;
+    for (size_t i = 0; i < n; i += len)
+      for (size_t k = 0; k < len / 2; ++k) {
+        std::complex<double> u = a[i + k], v = a[i + k + len / 2] * w[k * step];
+        a[i + k] = u + v;
+        a[i + k + len / 2] = u - v;
+      }
+  }
+}
+
+}  // namespace
+
+BandPower band_power(const std::vector<double>& samples, double dt_s, double f_lo, double f_hi) {
+  BandPower out;
+  if (samples.size() < 2) return out;
+  double mean = 0;
+  for (double x : samples) mean += x;
+  mean /= double(samples.size());
+  size_t n = 8;
+  while (n < samples.size()) n <<= 1;
+  std::vector<std::complex<double>> a(n, 0.0);
+  for (size_t i = 0; i < samples.size(); ++i) a[i] = samples[i] - mean;
+  fft(a);
+  double df = 1.0 / (double(n) * dt_s);
+  for (size_t k = 1; k < n / 2; ++k) {
+    double f = double(k) * df;
+    if (f >= f_lo && f <= f_hi) out.energy += 2.0 * std::norm(a[k]);  // one-sided: k and n - k
+  }
+  // Parseval: sum |x|^2 = (1/n) sum |X|^2, taken over the original samples only.
+  out.rms = std::sqrt(out.energy / double(n) / double(samples.size()));
+  return out;
+}
+
+}  // namespace gs::sim

@@ -1,0 +1,111 @@
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "runtime/presets.h"
+#include "runtime_support.h"
+
+using namespace gs;
+using gs::testing::id;
+using gs::testing::mini;
+
+namespace {
+
+// A scratch directory of preset files for one test.
+struct Scratch {
+  std::filesystem::path dir;
+  explicit Scratch(const std::string& name) : dir(std::filesystem::path(GSTACK_BINARY_DIR) / "tests" / "presets" / name) {
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+  }
+  void write(const std::string& file, const std::string& text) const { std::ofstream(dir / file) << text; }
+  PresetLibrary library() const { return PresetLibrary(mini(), dir.string()); }
+};
+
+}  // namespace
+
+TEST_CASE("presets: values carry units and are converted to base units") {
+  const Registry& reg = mini();
+  CHECK(parse_quantity(reg, id("econ.power.price_kwh"), "0.36 USD/(kW*h)") == doctest::Approx(1e-7).epsilon(1e-15));
+  CHECK(parse_quantity(reg, id("econ.power.price_kwh"), "0.36") == doctest::Approx(1e-7).epsilon(1e-15));  // display unit
+  CHECK(parse_quantity(reg, id("gpu.peak_flops"), "989 TFLOP/s") == 989e12);
+  CHECK(parse_quantity(reg, id("training.t_step"), "25 ms") == doctest::Approx(0.025));
+  CHECK(parse_quantity(reg, id("cluster.node.ram_bytes"), "2 GiB") == 2.0 * 1073741824 * 8);
+  CHECK_THROWS_WITH_AS(parse_quantity(reg, id("gpu.peak_flops"), "989 token/s"),
+                       doctest::Contains("given in token/s"), PresetError);
+  CHECK_THROWS_WITH_AS(parse_quantity(reg, id("gpu.peak_flops"), "989 token/s"),
+                       doctest::Contains("measured in FLOP/s"), PresetError);
+  CHECK_THROWS_WITH_AS(parse_quantity(reg, id("gpu.peak_flops"), "989 TFLOPZ/s"), doctest::Contains("bad unit"), PresetError);
+  CHECK_THROWS_WITH_AS(parse_quantity(reg, id("gpu.peak_flops"), "fast"), doctest::Contains("not a number"), PresetError);
+}
+
+TEST_CASE("presets: command-line assignments and selectors") {
+  const Registry& reg = mini();
+  auto [v, x] = parse_assignment(reg, "gpu.power.total = 0.5 kW");
+  CHECK(v == id("gpu.power.total"));
+  CHECK(x == 500.0);
+  CHECK(parse_assignment(reg, "econ.job.capex_rate=0").second == 0.0);
+  CHECK_THROWS_WITH_AS(parse_assignment(reg, "gpu.power.totl=1"), doctest::Contains("did you mean 'gpu.power.total'"), PresetError);
+  CHECK_THROWS_WITH_AS(parse_assignment(reg, "gpu.power.total"), doctest::Contains("NAME=VALUE"), PresetError);
+  CHECK(parse_selector(reg, "training.flops_per_step=moe").second == "moe");
+  CHECK_THROWS_WITH_AS(parse_selector(reg, "training.flops_per_step=mo"), doctest::Contains("did you mean 'moe'"), PresetError);
+  CHECK_THROWS_WITH_AS(parse_selector(reg, "lab.a=dense"), doctest::Contains("no variant relations"), PresetError);
+}
+
+TEST_CASE("presets: the shipped fixture presets load with their layers, targets and expectations") {
+  Preset p = gs::testing::source_preset(mini(), "dense_training_cost_fixture");
+  CHECK(p.name == "dense_training_cost_fixture");
+  CHECK(p.layers == std::vector<std::string>{"dense_variant_selector", "dense_training_cost_fixture"});
+  CHECK(p.assignments.size() == 30);
+  CHECK(p.variants.size() == 2);
+  CHECK(p.variants.at(id("training.flops_per_step")) == "dense");
+  CHECK(p.assignments.at(id("econ.power.price_kwh_peak")) == doctest::Approx(1e-7).epsilon(1e-15));
+  CHECK(p.assignments.at(id("training.t_exposed_comm")) == doctest::Approx(0.025).epsilon(1e-15));
+  REQUIRE(p.targets.size() == 7);
+  CHECK(p.targets.front().first == "step_time");  // file order, not key order
+  CHECK(p.targets.back().first == "cost_per_token");
+  CHECK(p.expected.size() == 7);
+  CHECK_FALSE(p.source.empty());
+  CHECK(p.notes.size() == 2);
+
+  Preset rack = gs::testing::source_preset(mini(), "demo_rack");
+  CHECK(rack.assignments.at(id("gpu.peak_flops")) == 15e15);
+  CHECK(rack.expected.at(id("cluster.rack.peak_flops")) == 1.08e18);
+}
+
+TEST_CASE("presets: later layers win and cycles of extends are refused") {
+  Scratch s("layers");
+  s.write("base.toml", "[assign]\n\"cluster.rack.n_nodes\" = 9\n\"gpu.peak_flops\" = \"1 PFLOP/s\"\n[targets]\nrack = \"cluster.rack.peak_flops\"\n");
+  s.write("more.toml", "extends = \"base\"\nnotes = [\"more\"]\n[assign]\n\"cluster.rack.n_nodes\" = 18\n");
+  s.write("top.toml", "extends = [\"more\"]\n[assign]\ncluster.node.n_gpus = 8\n");
+  Preset p = s.library().load("top");
+  CHECK(p.layers == std::vector<std::string>{"base", "more", "top"});
+  CHECK(p.assignments.at(id("cluster.rack.n_nodes")) == 18);
+  CHECK(p.assignments.at(id("cluster.node.n_gpus")) == 8);  // bare dotted keys work as nested tables
+  CHECK(p.targets.size() == 1);
+  CHECK(p.notes == std::vector<std::string>{"more"});
+  CHECK(s.library().names() == std::vector<std::string>{"base", "more", "top"});
+
+  s.write("a.toml", "extends = \"b\"\n");
+  s.write("b.toml", "extends = \"a\"\n");
+  CHECK_THROWS_WITH_AS(s.library().load("a"), doctest::Contains("cycle"), PresetError);
+  // Loading by path works too.
+  CHECK(s.library().load((s.dir / "base.toml").string()).name == "base");
+}
+
+TEST_CASE("presets: bad input names the file and line") {
+  Scratch s("bad");
+  PresetLibrary lib = s.library();
+  CHECK_THROWS_WITH_AS(lib.parse("name = \"x\"\n[assign\n", "bad.toml"), doctest::Contains("bad.toml:2: malformed TOML"), PresetError);
+  CHECK_THROWS_WITH_AS(lib.parse("\n[assign]\n\"gpu.peak_flop\" = 1\n", "t.toml"),
+                       doctest::Contains("t.toml:3: unknown variable in [assign] 'gpu.peak_flop'; did you mean 'gpu.peak_flops'"), PresetError);
+  CHECK_THROWS_WITH_AS(lib.parse("[assign]\n\"gpu.peak_flops\" = \"3 W\"\n", "t.toml"),
+                       doctest::Contains("t.toml:2: the value of 'gpu.peak_flops' is given in W"), PresetError);
+  CHECK_THROWS_WITH_AS(lib.parse("[variants]\n\"training.flops_per_step\" = \"dens\"\n", "t.toml"),
+                       doctest::Contains("did you mean 'dense'"), PresetError);
+  CHECK_THROWS_WITH_AS(lib.parse("asign = 1\n", "t.toml"), doctest::Contains("unknown preset key 'asign'; did you mean 'assign'"), PresetError);
+  CHECK_THROWS_WITH_AS(lib.parse("[targets]\nx = \"no.such\"\n", "t.toml"), doctest::Contains("unknown target variable"), PresetError);
+  CHECK_THROWS_WITH_AS(lib.load("dense_training_cost_fixtur"), doctest::Contains("unknown preset"), PresetError);
+  CHECK_THROWS_WITH_AS(lib.parse("[assign]\n\"gpu.peak_flops\" = true\n", "t.toml"), doctest::Contains("must be a number"), PresetError);
+}
