@@ -73,6 +73,55 @@ class Reader {
     fail(n.source(), "the value of '" + reg_.var(var).name + "' must be a number or a string such as \"0.36 USD/(kW*h)\"");
   }
 
+  // [uncertainty] entries: an interval ["lo", "hi"], or an inline table naming the distribution:
+  //   { dist = "uniform", low, high } { dist = "normal", mean, sd } { dist = "lognormal", median, sigma }
+  //   { dist = "triangular", low, mode, high }
+  // Bounds, means, medians and modes carry the variable's unit; sd too; lognormal sigma is a pure number.
+  void each_distribution(const toml::table& t, const std::string& prefix,
+                         const std::function<void(uint32_t, const Distribution&)>& f) const {
+    for (const auto& [key, node] : t) {
+      const std::string name = prefix + std::string(key.str());
+      const toml::table* spec = node.as_table();
+      if (spec && !spec->contains("dist")) {
+        each_distribution(*spec, name + ".", f);
+        continue;
+      }
+      const uint32_t v = variable(name, key.source(), "variable in [uncertainty]");
+      Distribution d;
+      if (const toml::array* a = node.as_array()) {
+        if (a->size() != 2) fail(node.source(), "an interval for '" + name + "' needs exactly two values [low, high]");
+        d.kind = Distribution::Kind::Uniform, d.a = quantity(v, *a->get(0)), d.b = quantity(v, *a->get(1));
+      } else if (spec) {
+        const std::string kind = text(*spec->get("dist"), "'dist'");
+        if (!distribution_kind_by_name(kind, d.kind))
+          fail(node.source(), with_hint("unknown distribution '" + kind + "'", did_you_mean(kind, {"uniform", "normal", "lognormal", "triangular"})));
+        auto field = [&](const char* k) -> const toml::node& {
+          const toml::node* n = spec->get(k);
+          if (!n) fail(node.source(), "a " + kind + " distribution for '" + name + "' needs '" + k + "'");
+          return *n;
+        };
+        switch (d.kind) {
+          case Distribution::Kind::Uniform: d.a = quantity(v, field("low")), d.b = quantity(v, field("high")); break;
+          case Distribution::Kind::Normal: d.a = quantity(v, field("mean")), d.b = quantity(v, field("sd")); break;
+          case Distribution::Kind::Lognormal: {
+            d.a = quantity(v, field("median"));
+            auto sigma = field("sigma").value<double>();
+            if (!sigma) fail(node.source(), "'sigma' of a lognormal distribution is a pure number");
+            d.b = *sigma;
+            break;
+          }
+          case Distribution::Kind::Triangular:
+            d.a = quantity(v, field("low")), d.c = quantity(v, field("mode")), d.b = quantity(v, field("high"));
+            break;
+        }
+      } else {
+        fail(node.source(), "the uncertainty of '" + name + "' must be an interval [low, high] or a table with 'dist'");
+      }
+      if (auto error = d.validate(); !error.empty()) fail(node.source(), "'" + name + "': " + error);
+      f(v, d);
+    }
+  }
+
   // Tables of variables accept quoted dotted keys ("gpu.peak_flops" = ...) and nested tables alike.
   void each_variable(const toml::table& t, const std::string& prefix,
                      const std::function<void(uint32_t, const toml::node&)>& f, const std::string& what) const {
@@ -200,7 +249,7 @@ Preset PresetLibrary::parse_layered(const std::string& text, const std::string& 
   }
   const Reader r(reg_, path);
   static const std::vector<std::string> kKeys = {"name", "description", "source", "notes", "extends",
-                                                 "variants", "assign", "targets", "expected"};
+                                                 "variants", "assign", "targets", "expected", "uncertainty"};
   for (const auto& [key, node] : doc) {
     if (std::find(kKeys.begin(), kKeys.end(), key.str()) == kKeys.end())
       r.fail(key.source(), with_hint("unknown preset key '" + std::string(key.str()) + "'", did_you_mean(std::string(key.str()), kKeys)));
@@ -226,6 +275,7 @@ Preset PresetLibrary::parse_layered(const std::string& text, const std::string& 
       for (auto& [v, x] : b.assignments) p.assignments[v] = x;
       for (auto& [v, k] : b.variants) p.variants[v] = k;
       for (auto& [v, x] : b.expected) p.expected[v] = x;
+      for (auto& [v, d] : b.uncertain) p.uncertain[v] = d;
       for (auto& t : b.targets) {
         auto it = std::find_if(p.targets.begin(), p.targets.end(), [&](const auto& e) { return e.first == t.first; });
         if (it == p.targets.end()) p.targets.push_back(t);
@@ -271,6 +321,12 @@ Preset PresetLibrary::parse_layered(const std::string& text, const std::string& 
   }
   if (const toml::table* t = table("expected"))
     r.each_variable(*t, "", [&](uint32_t v, const toml::node& n) { p.expected[v] = r.quantity(v, n); }, "variable in [expected]");
+  if (const toml::table* t = table("uncertainty"))
+    r.each_distribution(*t, "", [&](uint32_t v, const Distribution& d) {
+      p.uncertain[v] = d;
+      // An uncertain input needs a point value for resolve; without one, its median stands for it.
+      if (!p.assignments.count(v)) p.assignments[v] = d.quantile(0.5);
+    });
   return p;
 }
 

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/distribution.h"
 #include "runtime/registry.h"
 
 namespace gs {
@@ -26,6 +27,7 @@ struct Preset {
   std::map<uint32_t, std::string> variants;             // variable -> variant key
   std::vector<std::pair<std::string, uint32_t>> targets;  // label -> variable, in file order
   std::map<uint32_t, double> expected;                  // base units; for tests and reports
+  std::map<uint32_t, Distribution> uncertain;           // inputs given as an interval or a distribution
 };
 
 // "0.36 USD/(kW*h)" or a bare "0.36" (the variable's display unit) in base units. A unit of another

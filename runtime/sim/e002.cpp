@@ -110,11 +110,12 @@ Arm run_arm(const E002Scenario& sc, const std::string& arm, uint32_t jobs, uint6
   for (auto& x : samples) x *= pue;  // at the point of common coupling: facility power, static PUE
   double dt_s = double(dt) / 1e9;
   auto band = sc.raw["danger_band_hz"];
-  BandPower p = band_power(samples, dt_s, band[0].get<double>(), band[1].get<double>());
+  PowerSpectrum spectrum(samples, dt_s);
+  BandPower p = spectrum.band(band[0].get<double>(), band[1].get<double>());
   Arm a;
   a.band_energy = p.energy;
   a.band_rms = p.rms;
-  for (const auto& adj : sc.raw["adjacent_bands_hz"]) a.adjacent_energy += band_power(samples, dt_s, adj[0].get<double>(), adj[1].get<double>()).energy;
+  for (const auto& adj : sc.raw["adjacent_bands_hz"]) a.adjacent_energy += spectrum.band(adj[0].get<double>(), adj[1].get<double>()).energy;
   a.finish_s = double(r.end_ns) / 1e9;
   uint64_t target = static_cast<uint64_t>(value(sc.raw, "target_steps"));
   for (const auto& job : r.jobs) {

@@ -50,8 +50,12 @@ void fft(std::vector<std::complex<double>>& a) {
     j ^= bit;
     if (i < j) std::swap(a[i], a[j]);
   }
-  std::vector<std::complex<double>> w(n / 2);
-  for (size_t k = 0; k < n / 2; ++k) w[k] = twiddle(k, n);
+  // Twiddles depend only on n; a run analyses many signals of one length, so each thread keeps them.
+  thread_local std::vector<std::complex<double>> w;
+  if (w.size() != n / 2) {
+    w.resize(n / 2);
+    for (size_t k = 0; k < n / 2; ++k) w[k] = twiddle(k, n);
+  }
   for (size_t len = 2; len <= n; len <<= 1) {
     size_t step = n / len;
     for (size_t i = 0; i < n; i += len)
@@ -65,24 +69,29 @@ void fft(std::vector<std::complex<double>>& a) {
 
 }  // namespace
 
-BandPower band_power(const std::vector<double>& samples, double dt_s, double f_lo, double f_hi) {
-  BandPower out;
-  if (samples.size() < 2) return out;
+PowerSpectrum::PowerSpectrum(const std::vector<double>& samples, double dt_s) : samples_(samples.size()) {
+  if (samples.size() < 2) return;
   double mean = 0;
   for (double x : samples) mean += x;
   mean /= double(samples.size());
-  size_t n = 8;
-  while (n < samples.size()) n <<= 1;
-  std::vector<std::complex<double>> a(n, 0.0);
+  n_ = 8;
+  while (n_ < samples.size()) n_ <<= 1;
+  std::vector<std::complex<double>> a(n_, 0.0);
   for (size_t i = 0; i < samples.size(); ++i) a[i] = samples[i] - mean;
   fft(a);
-  double df = 1.0 / (double(n) * dt_s);
-  for (size_t k = 1; k < n / 2; ++k) {
-    double f = double(k) * df;
-    if (f >= f_lo && f <= f_hi) out.energy += 2.0 * std::norm(a[k]);  // one-sided: k and n - k
+  df_ = 1.0 / (double(n_) * dt_s);
+  power_.resize(n_ / 2);
+  for (size_t k = 0; k < n_ / 2; ++k) power_[k] = std::norm(a[k]);
+}
+
+BandPower PowerSpectrum::band(double f_lo, double f_hi) const {
+  BandPower out;
+  for (size_t k = 1; k < power_.size(); ++k) {
+    double f = double(k) * df_;
+    if (f >= f_lo && f <= f_hi) out.energy += 2.0 * power_[k];  // one-sided: bins k and n - k
   }
-  // Parseval: sum |x|^2 = (1/n) sum |X|^2, taken over the original samples only.
-  out.rms = std::sqrt(out.energy / double(n) / double(samples.size()));
+  // Parseval: sum |x|^2 = (1/n) sum |X|^2, averaged over the original samples only.
+  if (samples_ > 0 && n_ > 0) out.rms = std::sqrt(out.energy / double(n_) / double(samples_));
   return out;
 }
 

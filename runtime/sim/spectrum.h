@@ -3,6 +3,7 @@
 // FFT's twiddle factors come from detmath, not from the C library.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -18,8 +19,17 @@ struct BandPower {
   double rms = 0;     // RMS of the part of the signal inside the band (Parseval)
 };
 
-// The signal's content in [f_lo, f_hi] Hz for samples spaced dt seconds apart (zero-padded to a power
-// of two; the padding is accounted for in the RMS).
-BandPower band_power(const std::vector<double>& samples, double dt_s, double f_lo, double f_hi);
+// The power spectrum of samples spaced dt seconds apart, mean removed, zero-padded to a power of two
+// (the padding is accounted for in the RMS). Computed once; any number of bands can then be read.
+class PowerSpectrum {
+ public:
+  PowerSpectrum(const std::vector<double>& samples, double dt_s);
+  BandPower band(double f_lo, double f_hi) const;  // content in [f_lo, f_hi] Hz
+
+ private:
+  std::vector<double> power_;  // |X_k|^2 for k < n/2
+  double df_ = 0;
+  size_t n_ = 0, samples_ = 0;
+};
 
 }  // namespace gs::sim

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "runtime/registry.h"
-#include "runtime/uq/distribution.h"
+#include "runtime/distribution.h"
 
 namespace gs {
 

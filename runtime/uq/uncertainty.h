@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "runtime/jit/jit.h"
-#include "runtime/uq/distribution.h"
+#include "runtime/distribution.h"
 
 namespace gs {
 

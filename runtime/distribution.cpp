@@ -1,4 +1,4 @@
-#include "runtime/uq/distribution.h"
+#include "runtime/distribution.h"
 
 #include <cmath>
 #include <sstream>

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "runtime/uq/random.h"
+#include "runtime/random.h"
 
 namespace gs {
 
