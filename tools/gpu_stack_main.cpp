@@ -8,6 +8,7 @@
 // constraints, with --fail-on-violated-constraints), 2 bad usage or bad input. This is the only
 // translation unit that includes CLI11.
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <cstdlib>
 #include <filesystem>
@@ -16,10 +17,12 @@
 
 #include "image/atomic_file.h"
 #include "runtime/export.h"
+#include "runtime/format.h"
 #include "runtime/presets.h"
 #include "runtime/registry.h"
 #include "runtime/report.h"
 #include "runtime/resolver.h"
+#include "runtime/uq/commands.h"
 
 namespace {
 
@@ -82,10 +85,7 @@ gs::Registry load_registry(const Common& c) {
   return gs::Registry::load(path);
 }
 
-struct Scenario {
-  std::map<uint32_t, double> assignments;
-  std::map<uint32_t, std::string> variants;
-};
+using Scenario = gs::ScenarioPoint;
 
 // Presets in order, then the command line's own assignments and selectors, which win.
 Scenario build_scenario(const gs::Registry& reg, const gs::PresetLibrary& lib, const ScenarioInputs& in) {
@@ -94,6 +94,7 @@ Scenario build_scenario(const gs::Registry& reg, const gs::PresetLibrary& lib, c
     gs::Preset p = lib.load(name);
     for (const auto& [v, x] : p.assignments) s.assignments[v] = x;
     for (const auto& [v, k] : p.variants) s.variants[v] = k;
+    for (const auto& [v, d] : p.uncertain) s.uncertain[v] = d;
   }
   for (const auto& a : in.assigns) {
     auto [v, x] = gs::parse_assignment(reg, a);
@@ -143,9 +144,23 @@ int run_resolve(const Common& c, const std::string& target_name, const ScenarioI
   Scenario s = build_scenario(reg, library(reg, c), in);
   gs::Resolver resolver(reg, s.assignments, s.variants, options_of(f));
   gs::Resolution res = resolver.resolve(target);
-  if (c.json) std::cout << gs::resolution_json(reg, res) << "\n";
-  // Reasons are shown beside the trace steps, so asking for them shows the trace.
-  else std::cout << gs::resolution_text(reg, res, {f.trace || f.explain, f.missing, f.constraints});
+  // An uncertain scenario also gets the target's 90% interval, from the compiled cone.
+  std::optional<gs::Interval> interval;
+  if (!s.uncertain.empty() && res.number && res.missing.empty()) interval = gs::interval_of(reg, s, target, 100000, 1);
+  if (c.json) {
+    auto j = nlohmann::ordered_json::parse(gs::resolution_json(reg, res));
+    if (interval)
+      j["interval"] = {{"p5", interval->p5}, {"median", interval->p50}, {"p95", interval->p95},
+                       {"samples", interval->samples}, {"seed", 1}};
+    std::cout << j.dump(2) << "\n";
+  } else {
+    // Reasons are shown beside the trace steps, so asking for them shows the trace.
+    std::cout << gs::resolution_text(reg, res, {f.trace || f.explain, f.missing, f.constraints});
+    if (interval)
+      std::cout << "90% interval: " << gs::format_quantity(reg.units(), reg.var(target), interval->p5) << " .. "
+                << gs::format_quantity(reg.units(), reg.var(target), interval->p95) << " (" << s.uncertain.size()
+                << " uncertain inputs, " << interval->samples << " samples)\n";
+  }
   warn_disagreements(reg, res.overrides);
   return finish_violations(res.violations(), f.fail_on_violated);
 }
@@ -210,6 +225,21 @@ int run_export(const Common& c, const std::string& format, const std::string& ta
   return 0;
 }
 
+int run_sweep(const Common& c, const ScenarioInputs& in, gs::SweepRequest req) {
+  gs::Registry reg = load_registry(c);
+  Scenario s = build_scenario(reg, library(reg, c), in);
+  req.json = c.json;
+  req.progress = !c.json;
+  return gs::sweep_command(reg, s, req, std::cout, std::cerr);
+}
+
+int run_sampling(const Common& c, const ScenarioInputs& in, gs::SamplingRequest req, bool sobol) {
+  gs::Registry reg = load_registry(c);
+  Scenario s = build_scenario(reg, library(reg, c), in);
+  req.json = c.json;
+  return sobol ? gs::sensitivity_command(reg, s, req, std::cout, std::cerr) : gs::uncertainty_command(reg, s, req, std::cout, std::cerr);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -255,6 +285,30 @@ int main(int argc, char** argv) {
   exp->add_option("-o,--output", output, "file to write (atomically); default stdout");
   add_common(exp, common);
 
+  gs::SweepRequest sweep_req;
+  auto* sweep = app.add_subcommand("sweep", "Evaluate targets over a grid (or zipped lists) of inputs with the JIT");
+  sweep->add_option("targets", sweep_req.targets, "variables to compute")->required();
+  sweep->add_option("--vary", sweep_req.vary, "NAME=SPEC: a,b,c | lo..hi:n | lo..hi:log:n, optionally followed by a unit")->allow_extra_args(false)->required();
+  sweep->add_flag("--zip", sweep_req.zip, "pair the lists element by element instead of taking the full grid");
+  sweep->add_option("--engine", sweep_req.engine, "jit (default) or ginac (the exact reference evaluator)")->check(CLI::IsMember({"jit", "ginac"}));
+  sweep->add_option("--threads", sweep_req.threads, "worker threads (default: all cores)");
+  sweep->add_option("--out", sweep_req.out_path, "write every point to FILE.csv or FILE.json (SI units), atomically");
+  add_scenario(sweep, scenario, true);
+  add_common(sweep, common);
+
+  gs::SamplingRequest sampling;
+  sampling.samples = 100000;
+  auto* uncertainty = app.add_subcommand("uncertainty", "Propagate the preset's uncertain inputs to a target by Monte Carlo");
+  auto* sensitivity = app.add_subcommand("sensitivity", "Sobol first- and total-order indices of a target over the uncertain inputs");
+  for (auto* cmd : {uncertainty, sensitivity}) {
+    cmd->add_option("target", sampling.target, "variable to study")->required();
+    cmd->add_option("--samples", sampling.samples, "Monte Carlo samples (sensitivity: base samples N, N*(k+2) evaluations)");
+    cmd->add_option("--seed", sampling.seed, "random seed (default 1)");
+    cmd->add_option("--threads", sampling.threads, "worker threads (default: all cores)");
+    add_scenario(cmd, scenario, true);
+    add_common(cmd, common);
+  }
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -271,6 +325,9 @@ int main(int argc, char** argv) {
     if (resolve->parsed()) return run_resolve(common, target, scenario, flags);
     if (trace->parsed()) return run_trace(common, target, scenario);
     if (report->parsed()) return run_scenario(common, preset, targets, scenario, flags);
+    if (sweep->parsed()) return run_sweep(common, scenario, sweep_req);
+    if (uncertainty->parsed()) return run_sampling(common, scenario, sampling, false);
+    if (sensitivity->parsed()) return run_sampling(common, scenario, sampling, true);
     return run_export(common, format, target, cone, output);
   } catch (const std::exception& e) {
     // Every error that reaches here is about the input: the image, a preset, a name or a value.

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <filesystem>
 
-#include <toml++/toml.hpp>
+#include <toml++/toml.h>
 
 namespace gs {
 

@@ -226,7 +226,7 @@ void State::finish_run() {
     r.steps_committed = j.frontier;
     r.work.committed = j.frontier * j.spec->workload.tokens_per_step;
     if (j.spec->workload.flops_per_step) r.flops_attempted = double(r.work.attempted) / double(j.spec->workload.tokens_per_step) * *j.spec->workload.flops_per_step;
-    r.decisions_sha256 = gs::sha256_hex(j.decision_log.data(), j.decision_log.size());
+    r.decisions_sha256 = gs::sha256_hex(r.decision_log.data(), r.decision_log.size());
     result.jobs.push_back(r);
   }
   for (const auto& s : sites) {

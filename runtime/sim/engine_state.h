@@ -114,7 +114,6 @@ struct Job {
   // Accounting.
   int64_t compute_total = 0, since_durable_ns = 0, since_memory_ns = 0;
   double gpu_s_since_durable = 0, gpu_s_since_memory = 0;
-  std::string decision_log;
   JobResult result;
   int64_t next_maintenance_ns = -1;
 };

@@ -178,7 +178,7 @@ Decision State::decide(Job& j, Epoch e) {
   if (d.local_steps) j.local_steps = d.local_steps;
   j.result.abstentions += d.abstained;
   ++j.result.decisions;
-  j.decision_log += fmt::format("{} {} interval={} local={} recovery={} spares={} rejoin={} checkpoint_now={} abstained={}\n", now,
+  j.result.decision_log += fmt::format("{} {} interval={} local={} recovery={} spares={} rejoin={} checkpoint_now={} abstained={}\n", now,
                                 epoch_name(e), d.checkpoint_interval_steps, d.local_steps, action_name(d.recovery), d.use_spares,
                                 d.rejoin, d.checkpoint_now, d.abstained);
   return d;
@@ -293,12 +293,19 @@ std::vector<uint32_t> State::storage_path(const Job& j, uint32_t si, bool write)
 void State::start_flows(Job& j, Flows purpose, double total_bytes, bool write) {
   j.flows = purpose;
   j.flow_ids.clear();
+  std::vector<std::pair<uint32_t, double>> shares;
   for (uint32_t si : j.sites) {
     double cap = 0;
     for (const auto& r : j.replicas)
       if (r.active && r.site == si) cap += r.capacity;
-    if (cap <= 0) continue;
-    j.flow_ids.push_back(net.start(now, total_bytes * cap / j.active_capacity, storage_path(j, si, write), 0, j.index, resched));
+    if (cap > 0) shares.push_back({si, total_bytes * cap / j.active_capacity});
+  }
+  double assigned = 0;
+  for (size_t i = 0; i < shares.size(); ++i) {
+    // The last site takes the remainder, so the shares add up to the state exactly.
+    double bytes = i + 1 < shares.size() ? shares[i].second : total_bytes - assigned;
+    assigned += bytes;
+    j.flow_ids.push_back(net.start(now, bytes, storage_path(j, shares[i].first, write), 0, j.index, resched));
   }
   j.flows_left = static_cast<uint32_t>(j.flow_ids.size());
   flush_network();

@@ -34,7 +34,8 @@ struct JobResult {
   std::vector<uint32_t> local_steps_history;   // synchronisation cadence at each completed sync
   std::vector<double> collective_fractions;    // observed collective phase fraction per completed sync
   uint64_t decisions = 0;
-  std::string decisions_sha256;  // digest of the decision log: identical prefixes of history give identical logs
+  std::string decision_log;      // one line per decision: epoch, time and what was decided (not in reports)
+  std::string decisions_sha256;  // digest of the decision log
 
   double wall_s() const { return double(end_ns - start_ns) / 1e9; }
   double goodput_tokens_per_s() const { return wall_s() > 0 ? double(work.committed) / wall_s() : 0; }

@@ -12,6 +12,7 @@ by the lines it must contain otherwise.
 --update rewrites the golden file of the case instead of comparing.
 """
 import argparse
+import glob
 import json
 import os
 import subprocess
@@ -383,6 +384,13 @@ def export_json(cli):
         with open(path) as f:
             check(f.read().startswith("digraph gpu_stack {"), "file written")
         check(os.listdir(d) == ["cone.dot"], "no temporary file left behind")
+
+
+# Further cases live in cases_<area>.py beside this file, one file per area of the CLI, so several
+# people can add cases without editing this one. They run in this module's namespace and use its helpers.
+for _path in sorted(glob.glob(os.path.join(HERE, "cases_*.py"))):
+    with open(_path) as _f:
+        exec(compile(_f.read(), _path, "exec"), globals())
 
 
 def main():

@@ -1,0 +1,54 @@
+// scenario-audit: for every preset, whether it states a source, how much it assigns, whether its
+// targets resolve, and which families of inputs are still missing.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "runtime/registry.h"
+
+namespace gs {
+
+struct AuditRequest {
+  std::string presets_dir;
+  std::vector<std::string> presets;  // names or paths; empty: every preset under presets_dir
+  std::vector<std::string> targets;  // [LABEL=]NAME; replaces each preset's own [targets]
+  bool missing_families = false;     // text: list the missing families under each preset
+  bool fail_on_issues = false;       // exit 1 when any preset has issues or does not load
+  bool json = false;
+};
+
+struct MissingFamily {
+  std::string family, category;
+  std::vector<uint32_t> vars;  // sorted by name
+};
+
+struct AuditTarget {
+  std::string label;
+  uint32_t var = 0;
+  std::string status;  // ok, issues
+  std::optional<double> value;
+  std::vector<uint32_t> missing;
+  size_t violations = 0;
+};
+
+struct AuditEntry {
+  std::string name;  // as listed (relative to the presets directory) or as given
+  std::string path;
+  std::string status;  // ok, issues, no-targets, error
+  std::string error;   // when it does not load
+  std::string source;
+  size_t assignments = 0, variants = 0, uncertain = 0;
+  std::vector<AuditTarget> targets;
+  std::vector<MissingFamily> families;  // over all targets, by (-count, family)
+  size_t issues = 0;  // missing inputs + violations over all targets, or 1 for a preset that does not load
+};
+
+// Bad input (an unknown --target, an unknown --preset) throws PresetError.
+std::vector<AuditEntry> scenario_audit(const Registry& reg, const AuditRequest& req);
+int scenario_audit_command(const Registry& reg, const AuditRequest& req, std::ostream& out, std::ostream& err);
+
+}  // namespace gs

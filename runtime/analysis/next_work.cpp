@@ -1,0 +1,177 @@
+#include "runtime/analysis/next_work.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "runtime/analysis/influence.h"
+#include "runtime/analysis/output.h"
+#include "runtime/analysis/root_debt.h"
+#include "runtime/analysis/scenario.h"
+#include "runtime/analysis/verify.h"
+#include "runtime/presets.h"
+#include "runtime/resolver.h"
+
+namespace gs {
+
+using analysis_output::json;
+
+namespace {
+
+// Inputs below these elasticities move the target by less than 1% (0.1%) per 10% change; they are not
+// where the next hour of work pays off.
+constexpr double kUnsourcedThreshold = 0.01;
+constexpr double kUncertaintyThreshold = 0.1;
+
+std::string join_names(const Registry& reg, const std::vector<uint32_t>& vars, size_t limit = 3) {
+  std::string s;
+  for (size_t i = 0; i < vars.size() && i < limit; ++i) s += (i ? ", " : "") + reg.var(vars[i]).name;
+  if (vars.size() > limit) s += fmt::format(", +{} more", vars.size() - limit);
+  return s;
+}
+
+struct Blocking {
+  std::vector<uint32_t> targets;
+  std::string category;
+  size_t dependents = 0;
+};
+
+struct Influential {
+  double elasticity = 0;  // the largest in magnitude over the targets
+  uint32_t target = 0;
+  bool seen = false;
+  bool has_distribution = false;
+};
+
+}  // namespace
+
+NextWork next_work(const Registry& reg, const NextWorkRequest& req) {
+  NextWork nw;
+  PresetLibrary lib(reg, req.presets_dir);
+  nw.preset = req.preset.empty() ? default_preset_name(req.presets_dir) : req.preset;
+  AnalysisScenario scenario = load_scenario(reg, lib, req.presets_dir, {nw.preset});
+  const Preset& preset = scenario.presets.front();
+  const std::string preset_arg = " --preset " + nw.preset;
+
+  for (const auto& t : req.targets) nw.targets.push_back(lookup_variable(reg, t, "target variable"));
+  if (nw.targets.empty())
+    for (const auto& [label, v] : preset.targets) nw.targets.push_back(v);
+  if (nw.targets.empty()) {
+    if (auto v = reg.find_var("econ.cost.per_token")) nw.targets.push_back(*v);
+    else throw PresetError("preset '" + nw.preset + "' names no [targets]; pass --target NAME");
+  }
+
+  // 0. The model's own gates (the fast profile).
+  VerifyRequest vreq;
+  vreq.presets_dir = req.presets_dir;
+  for (const auto& c : verify_checks(reg, vreq)) {
+    if (c.status != "fail") continue;
+    nw.items.push_back(WorkItem{"verify-failure", "Fix the failing verify check '" + c.name + "'",
+                                c.summary + (c.details.empty() ? "" : "; first: " + c.details.front()), "gpu-stack verify --profile fast",
+                                0, double(c.details.size())});
+  }
+
+  // 1-4. Influence of every input on every target under the scenario.
+  const Graph graph(reg);
+  std::map<uint32_t, Blocking> blocking;
+  std::map<uint32_t, Influential> influential;
+  for (uint32_t t : nw.targets) {
+    InfluenceResult r = influence(reg, scenario.assignments, scenario.variants, t, graph, scenario.uncertain);
+    for (const auto& in : r.inputs) {
+      if (in.status == "missing") {
+        Blocking& b = blocking[in.var];
+        b.targets.push_back(t), b.category = in.category, b.dependents = in.dependents;
+        continue;
+      }
+      if (!in.elasticity) continue;
+      Influential& f = influential[in.var];
+      if (!f.seen || std::fabs(*in.elasticity) > std::fabs(f.elasticity)) f.elasticity = *in.elasticity, f.target = t, f.seen = true;
+      f.has_distribution = in.distribution.has_value();
+    }
+  }
+  for (const auto& [v, b] : blocking) {
+    nw.items.push_back(WorkItem{
+        "blocking-input", "Give " + reg.var(v).name + " a sourced value",
+        fmt::format("no value under {}; blocks {} ({}); {}; {} dependents", nw.preset, join_names(reg, b.targets), family_of(reg.var(v).name),
+                    b.category, b.dependents),
+        "gpu-stack resolve " + reg.var(b.targets.front()).name + preset_arg + " --missing", 1,
+        double(b.targets.size()) * 1e6 + double(b.dependents)});
+  }
+  for (const auto& [v, f] : influential) {
+    const double e = std::fabs(f.elasticity);
+    auto origin = scenario.origins.find(v);
+    const bool sourced = origin != scenario.origins.end() && origin->second.sourced;
+    const std::string who = origin == scenario.origins.end() ? "the scenario" : origin->second.layer;
+    const std::string shown = analysis_output::signed_number(f.elasticity);
+    const std::string command = "gpu-stack root-debt" + preset_arg + " --target " + reg.var(f.target).name;
+    if (!sourced && e >= kUnsourcedThreshold) {
+      nw.items.push_back(WorkItem{"unsourced-input", "Find a source for " + reg.var(v).name,
+                                  fmt::format("elasticity {} of {}; set by {}, which states no source{}", shown, reg.var(f.target).name, who,
+                                              f.has_distribution ? "" : "; no uncertainty stated"),
+                                  command, 2, e});
+    } else if (sourced && !f.has_distribution && e >= kUncertaintyThreshold) {
+      nw.items.push_back(WorkItem{"uncertainty-missing", "State the uncertainty of " + reg.var(v).name,
+                                  fmt::format("elasticity {} of {}; sourced by {} but given as a point value, so its share of "
+                                              "the output variance is unknown",
+                                              shown, reg.var(f.target).name, who),
+                                  command, 4, e});
+    }
+  }
+
+  // 3. Calibration residuals need the validation library, which this build does not have yet.
+  nw.notes.push_back("calibration residuals: skipped (no calibration report is available in this build; "
+                     "`gpu-stack validate` will provide one)");
+
+  // 5. The heaviest family of registry roots, the reference's fallback priority.
+  auto families = root_families(reg, root_debt_rows(reg, graph));
+  if (!families.empty()) {
+    const auto& f = families.front();
+    std::vector<uint32_t> top;
+    for (size_t i = 0; i < f.members.size() && i < 3; ++i) top.push_back(f.members[i].var);
+    nw.items.push_back(WorkItem{"root-debt", "Pay down the heaviest root family '" + f.family + "'",
+                                fmt::format("{} root inputs with {} transitive dependents in all; heaviest: {}", f.members.size(),
+                                            f.total_weight, join_names(reg, top)),
+                                "gpu-stack root-debt --families", 5, double(f.total_weight)});
+  }
+
+  std::stable_sort(nw.items.begin(), nw.items.end(), [](const WorkItem& a, const WorkItem& b) {
+    if (a.tier != b.tier) return a.tier < b.tier;
+    if (a.weight != b.weight) return a.weight > b.weight;
+    return a.title < b.title;
+  });
+  return nw;
+}
+
+int next_work_command(const Registry& reg, const NextWorkRequest& req, std::ostream& out, std::ostream&) {
+  NextWork nw = next_work(reg, req);
+  const size_t shown = std::min(req.limit, nw.items.size());
+  if (req.json) {
+    json j{{"preset", nw.preset}, {"targets", json::array()}, {"item_count", nw.items.size()}, {"shown", shown}};
+    for (uint32_t t : nw.targets) j["targets"].push_back(reg.var(t).name);
+    j["items"] = json::array();
+    for (size_t i = 0; i < shown; ++i) {
+      const auto& it = nw.items[i];
+      json ij{{"rank", i + 1}, {"kind", it.kind}, {"title", it.title}, {"evidence", it.evidence}};
+      if (!it.command.empty()) ij["command"] = it.command;
+      j["items"].push_back(ij);
+    }
+    j["notes"] = nw.notes;
+    out << j.dump(2) << "\n";
+    return 0;
+  }
+  out << "Next work under " << nw.preset << " for " << join_names(reg, nw.targets, 8) << "\n";
+  out << fmt::format("  {} items, shown {}\n", nw.items.size(), shown);
+  for (size_t i = 0; i < shown; ++i) {
+    const auto& it = nw.items[i];
+    out << fmt::format("\n{:>3}. [{}] {}\n", i + 1, it.kind, it.title);
+    out << "     evidence: " << it.evidence << "\n";
+    if (!it.command.empty()) out << "     command: " << it.command << "\n";
+  }
+  if (!nw.notes.empty()) {
+    out << "\nnotes:\n";
+    for (const auto& n : nw.notes) out << "  - " << n << "\n";
+  }
+  return 0;
+}
+
+}  // namespace gs

@@ -1,0 +1,43 @@
+// next-work: the most decision-relevant gaps, ranked, from live analysis of the image and the default
+// scenario. Tiers, in order: verify failures (the model itself is unsound), inputs that block a
+// headline target, high-influence inputs whose value no source backs, the largest calibration
+// residuals (when a calibration report is available), high-influence inputs without a stated
+// uncertainty, and the heaviest root-debt family. Within a tier, larger influence or reach first.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "runtime/registry.h"
+
+namespace gs {
+
+struct NextWorkRequest {
+  std::string presets_dir;
+  std::string preset;                // empty: default_preset_name(presets_dir)
+  std::vector<std::string> targets;  // variable names; empty: the preset's [targets], else econ.cost.per_token
+  size_t limit = 10;
+  bool json = false;
+};
+
+struct WorkItem {
+  std::string kind;  // verify-failure, blocking-input, unsourced-input, calibration-residual, uncertainty-missing, root-debt
+  std::string title;
+  std::string evidence;
+  std::string command;  // a command that shows the evidence, when there is one
+  int tier = 0;
+  double weight = 0;    // ordering within the tier, larger first
+};
+
+struct NextWork {
+  std::string preset;
+  std::vector<uint32_t> targets;
+  std::vector<WorkItem> items;  // ranked, all of them (the command shows `limit`)
+  std::vector<std::string> notes;
+};
+
+NextWork next_work(const Registry& reg, const NextWorkRequest& req);
+int next_work_command(const Registry& reg, const NextWorkRequest& req, std::ostream& out, std::ostream& err);
+
+}  // namespace gs

@@ -1,0 +1,535 @@
+#include "runtime/analysis/verify.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <set>
+#include <sstream>
+
+#include "runtime/analysis/output.h"
+#include "runtime/analysis/scenario.h"
+#include "runtime/graph.h"
+#include "runtime/jit/jit.h"
+#include "runtime/presets.h"
+#include "runtime/random.h"
+#include "runtime/resolver.h"
+#include "runtime/symbolic.h"
+
+namespace gs {
+
+using analysis_output::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+VerifyCheck make(const std::string& name) { return VerifyCheck{name, "ok", "", {}, 0}; }
+
+void fail(VerifyCheck& c, std::string detail) {
+  c.status = "fail";
+  c.details.push_back(std::move(detail));
+}
+
+void warn(VerifyCheck& c, std::string detail) {
+  if (c.status == "ok") c.status = "warn";
+  c.details.push_back(std::move(detail));
+}
+
+std::string plural(size_t n, const std::string& one, const std::string& many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+std::string names_of(const Registry& reg, const std::vector<uint32_t>& vars, size_t limit = 8) {
+  std::string s;
+  for (size_t i = 0; i < vars.size() && i < limit; ++i) s += (i ? ", " : "") + reg.var(vars[i]).name;
+  if (vars.size() > limit) s += fmt::format(", +{} more", vars.size() - limit);
+  return s;
+}
+
+// Strongly connected components with more than one member, or a member with an edge to itself
+// (Tarjan's algorithm, iterative so a long chain cannot overflow the stack).
+std::vector<std::vector<uint32_t>> strong_cycles(const std::vector<std::vector<uint32_t>>& edges) {
+  const size_t n = edges.size();
+  std::vector<int> index(n, -1), low(n, 0);
+  std::vector<uint8_t> on_stack(n, 0);
+  std::vector<uint32_t> stack;
+  std::vector<std::vector<uint32_t>> out;
+  int counter = 0;
+  for (uint32_t root = 0; root < n; ++root) {
+    if (index[root] >= 0) continue;
+    std::vector<std::pair<uint32_t, size_t>> work{{root, 0}};
+    while (!work.empty()) {
+      auto& [v, next] = work.back();
+      if (next == 0 && index[v] < 0) {
+        index[v] = low[v] = counter++;
+        stack.push_back(v), on_stack[v] = 1;
+      }
+      if (next < edges[v].size()) {
+        uint32_t w = edges[v][next++];
+        if (index[w] < 0) work.push_back({w, 0});
+        else if (on_stack[w]) low[v] = std::min(low[v], index[w]);
+        continue;
+      }
+      if (low[v] == index[v]) {
+        std::vector<uint32_t> comp;
+        uint32_t w;
+        do {
+          w = stack.back();
+          stack.pop_back(), on_stack[w] = 0;
+          comp.push_back(w);
+        } while (w != v);
+        const bool self_loop = std::find(edges[v].begin(), edges[v].end(), v) != edges[v].end();
+        if (comp.size() > 1 || self_loop) {
+          std::sort(comp.begin(), comp.end());
+          out.push_back(std::move(comp));
+        }
+      }
+      const uint32_t done = v;
+      work.pop_back();
+      if (!work.empty()) low[work.back().first] = std::min(low[work.back().first], low[done]);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// ---- structure
+
+VerifyCheck check_cycles(const Registry& reg) {
+  VerifyCheck c = make("cycles");
+  // Edges from identities alone: these hold in every scenario, so a cycle among them can never resolve.
+  std::vector<std::vector<uint32_t>> identity_edges(reg.var_count());
+  for (uint32_t r = 0; r < reg.relation_count(); ++r) {
+    const Relation& rel = reg.relation(r);
+    if (rel.role != Role::Identity || rel.lhs_var < 0 || size_t(rel.lhs_var) >= reg.var_count()) continue;
+    for (uint32_t d : relation_value_deps(rel))
+      if (d < reg.var_count()) identity_edges[d].push_back(uint32_t(rel.lhs_var));
+  }
+  auto hard = strong_cycles(identity_edges);
+  auto all = Graph(reg).cycles();
+  for (const auto& cyc : hard) fail(c, "cycle of identities (unresolvable in every scenario): " + names_of(reg, cyc));
+  const size_t soft = all.size() >= hard.size() ? all.size() - hard.size() : 0;
+  if (soft)
+    for (const auto& cyc : all)
+      if (std::find(hard.begin(), hard.end(), cyc) == hard.end())
+        warn(c, "cycle through a variant, approximation or other relation (a selection may close it): " + names_of(reg, cyc));
+  c.summary = hard.empty() && soft == 0 ? "no cycles"
+                                        : fmt::format("{} of identities, {} depending on the selection", hard.size(), soft);
+  return c;
+}
+
+VerifyCheck check_units(const Registry& reg) {
+  VerifyCheck c = make("units");
+  size_t declared = 0, nonconstant = 0;
+  for (uint32_t v = 0; v < reg.var_count(); ++v) {
+    const Variable& var = reg.var(v);
+    if (var.is_constant) continue;
+    ++nonconstant;
+    if (!var.unit.empty() && std::isfinite(var.unit_scale) && var.unit_scale > 0) ++declared;
+    else fail(c, var.name + " has no usable unit (unit '" + var.unit + "', scale " + fmt::format("{:g}", var.unit_scale) + ")");
+  }
+  const auto cov = reg.coverage();
+  c.summary = fmt::format("{}/{} variables declare a unit; {}/{} relations unit-checked by the compiler", declared, nonconstant,
+                          cov.relations_unit_checked, cov.relations);
+  return c;
+}
+
+VerifyCheck check_references(const Registry& reg) {
+  VerifyCheck c = make("references");
+  const size_t nrefs = reg.image().refs.size();
+  std::vector<uint32_t> unreferenced;
+  size_t relations_without = 0;
+  for (uint32_t v = 0; v < reg.var_count(); ++v) {
+    const Variable& var = reg.var(v);
+    for (uint32_t r : var.refs)
+      if (r >= nrefs) fail(c, fmt::format("{} cites reference #{} (the image holds {})", var.name, r, nrefs));
+    if (!var.is_constant && var.refs.empty()) unreferenced.push_back(v);
+  }
+  for (uint32_t r = 0; r < reg.relation_count(); ++r) {
+    const Relation& rel = reg.relation(r);
+    for (uint32_t x : rel.refs)
+      if (x >= nrefs) fail(c, fmt::format("{} cites reference #{} (the image holds {})", rel.name, x, nrefs));
+    if (rel.refs.empty()) {
+      ++relations_without;
+      warn(c, rel.name + " cites no reference");
+    }
+  }
+  if (!unreferenced.empty()) warn(c, "variables without a reference: " + names_of(reg, unreferenced));
+  const auto cov = reg.coverage();
+  c.summary = fmt::format("{}/{} variables and {}/{} relations cite a reference", cov.with_references, cov.non_constant_variables,
+                          cov.relations_with_references, cov.relations);
+  return c;
+}
+
+// Replays a postfix program's stack discipline and checks every id it names.
+std::string expression_error(const Registry& reg, const Expr& e, bool locals_allowed) {
+  long depth = 0;
+  auto need = [&](long n) { return depth >= n; };
+  for (const Node& n : e.nodes) {
+    switch (n.op) {
+      case Op::Num:
+        if (!std::isfinite(n.value)) return "a number that is not finite";
+        ++depth;
+        break;
+      case Op::Var:
+        if (n.index >= reg.var_count()) return fmt::format("variable #{}, which is not registered", n.index);
+        ++depth;
+        break;
+      case Op::Local:
+        if (!locals_allowed || n.index != 0) return fmt::format("local slot {} outside an iteration map", n.index);
+        ++depth;
+        break;
+      case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Pow:
+      case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne:
+      case Op::And: case Op::Or:
+        if (!need(2)) return "an operator without its two operands";
+        --depth;
+        break;
+      case Op::Neg: case Op::Not:
+        if (!need(1)) return "an operator without its operand";
+        break;
+      case Op::Call: {
+        if (n.index > uint32_t(Func::Log10)) return fmt::format("function #{}, which does not exist", n.index);
+        const FuncInfo& f = func_info(Func(n.index));
+        if (long(n.count) < f.min_args || long(n.count) > f.max_args)
+          return fmt::format("{} called with {} arguments", f.name, n.count);
+        if (!need(long(n.count))) return fmt::format("{} without its arguments", f.name);
+        depth -= long(n.count) - 1;
+        break;
+      }
+      case Op::Piecewise:
+        if (n.count < 3 || n.count % 2 == 0) return fmt::format("a piecewise with {} operands", n.count);
+        if (!need(long(n.count))) return "a piecewise without its operands";
+        depth -= long(n.count) - 1;
+        break;
+      default: return fmt::format("unknown operation {}", int(n.op));
+    }
+  }
+  if (!e.nodes.empty() && depth != 1) return fmt::format("a program that leaves {} values instead of one", depth);
+  return "";
+}
+
+VerifyCheck check_symbols(const Registry& reg) {
+  VerifyCheck c = make("symbols");
+  size_t expressions = 0;
+  for (uint32_t r = 0; r < reg.relation_count(); ++r) {
+    const Relation& rel = reg.relation(r);
+    auto field = [&](const char* what, const Expr& e, bool locals) {
+      if (e.empty()) return;
+      ++expressions;
+      if (auto err = expression_error(reg, e, locals); !err.empty()) fail(c, rel.name + " (" + what + "): " + err);
+    };
+    field("right side", rel.rhs, rel.kind == Kind::Iterative);
+    field("left side", rel.lhs, false);
+    field("validity", rel.validity, false);
+    field("start", rel.initial, false);
+    field("iterations", rel.iterations, false);
+    for (const auto& p : rel.parameters) field("parameter", p, false);
+    if (rel.role == Role::Constraint) {
+      if (rel.lhs.empty() || rel.rhs.empty()) fail(c, rel.name + ": a constraint without both sides");
+    } else if (rel.lhs_var < 0 || size_t(rel.lhs_var) >= reg.var_count()) {
+      fail(c, rel.name + fmt::format(": a value relation whose left side is not a registered variable (#{})", rel.lhs_var));
+    }
+    if (rel.indep_var >= 0 && size_t(rel.indep_var) >= reg.var_count())
+      fail(c, rel.name + fmt::format(": independent variable #{} is not registered", rel.indep_var));
+    if (rel.system >= reg.image().systems.size()) fail(c, rel.name + ": unknown system");
+    // The graph's edges must be exactly the variables the expressions read, or every graph answer is off.
+    std::vector<uint32_t> read;
+    for (const Expr* e : {&rel.lhs, &rel.rhs, &rel.validity, &rel.initial, &rel.iterations})
+      for (uint32_t v : expr_variables(*e)) read.push_back(v);
+    for (const auto& p : rel.parameters)
+      for (uint32_t v : expr_variables(p)) read.push_back(v);
+    if (rel.indep_var >= 0) read.push_back(uint32_t(rel.indep_var));
+    std::sort(read.begin(), read.end());
+    read.erase(std::unique(read.begin(), read.end()), read.end());
+    auto deps = reg.relation_deps(r);
+    std::vector<uint32_t> stored(deps.begin(), deps.end());
+    if (rel.lhs_var >= 0) stored.erase(std::remove(stored.begin(), stored.end(), uint32_t(rel.lhs_var)), stored.end()),
+                          read.erase(std::remove(read.begin(), read.end(), uint32_t(rel.lhs_var)), read.end());
+    if (stored != read) fail(c, rel.name + ": the image's dependency list differs from the variables its expressions read");
+  }
+  for (uint32_t v = 0; v < reg.var_count(); ++v)
+    if (reg.var(v).system >= reg.image().systems.size()) fail(c, reg.var(v).name + ": unknown system");
+  c.summary = c.status == "ok" ? fmt::format("{} expressions name only registered variables and functions", expressions)
+                               : plural(c.details.size(), "malformed expression or id", "malformed expressions or ids");
+  return c;
+}
+
+VerifyCheck check_trivial(const Registry& reg) {
+  VerifyCheck c = make("trivial");
+  sym::Symbols symbols(&reg.var_names());
+  const sym::VarValue constants = [&](uint32_t w) -> std::optional<GiNaC::ex> {
+    if (reg.var(w).is_constant) return sym::number(reg.var(w).value);
+    return std::nullopt;
+  };
+  size_t checked = 0;
+  auto judge = [&](const Relation& rel, const char* what, const std::function<GiNaC::ex()>& condition) {
+    ++checked;
+    try {
+      if (auto d = sym::decide(condition()))
+        fail(c, fmt::format("{} ({}) is always {}, whatever the inputs", rel.name, what, *d ? "true" : "false"));
+    } catch (const std::exception& e) {
+      fail(c, fmt::format("{} ({}) cannot be evaluated: {}", rel.name, what, e.what()));
+    }
+  };
+  for (uint32_t r = 0; r < reg.relation_count(); ++r) {
+    const Relation& rel = reg.relation(r);
+    if (rel.role == Role::Constraint && !rel.lhs.empty() && !rel.rhs.empty())
+      judge(rel, "constraint", [&] {
+        return sym::relation(rel.compare, sym::build(rel.lhs, constants, symbols).value, sym::build(rel.rhs, constants, symbols).value);
+      });
+    if (rel.role == Role::Approximation && !rel.validity.empty())
+      judge(rel, "validity", [&] { return sym::build(rel.validity, constants, symbols).value; });
+  }
+  c.summary = c.status == "ok" ? fmt::format("none of {} constraints and validity conditions is decided without inputs", checked)
+                               : plural(c.details.size(), "condition decided without inputs", "conditions decided without inputs");
+  return c;
+}
+
+VerifyCheck check_constants(const Registry& reg) {
+  VerifyCheck c = make("constants");
+  size_t n = 0;
+  for (uint32_t v = 0; v < reg.var_count(); ++v) {
+    const Variable& var = reg.var(v);
+    if (!var.is_constant) continue;
+    ++n;
+    const auto& systems = reg.image().systems;
+    if (var.system >= systems.size() || systems[var.system].name != "physics")
+      fail(c, var.name + " is a constant outside the physics system");
+    if (var.refs.empty()) fail(c, var.name + " is a constant without a source");
+    if (!std::isfinite(var.value)) fail(c, var.name + " has no finite value");
+    if (!reg.definitions(v).empty()) fail(c, var.name + " is a constant on the left side of a relation");
+  }
+  c.summary = fmt::format("{} universal constants, all in physics with a source and never defined by a relation", n);
+  if (c.status != "ok") c.summary = plural(c.details.size(), "breach", "breaches") + " of the constants rule";
+  return c;
+}
+
+// ---- the image against its sources
+
+VerifyCheck check_freshness(const Registry& reg) {
+  VerifyCheck c = make("freshness");
+  const Image& img = reg.image();
+  if (img.file_hashes.size() != img.files.size()) {
+    fail(c, fmt::format("the image lists {} source files but {} hashes", img.files.size(), img.file_hashes.size()));
+    c.summary = "the image carries no usable source hashes";
+    return c;
+  }
+  size_t matched = 0, changed = 0, absent = 0;
+  for (size_t i = 0; i < img.files.size(); ++i) {
+    const std::string& path = img.files[i];
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      ++absent;
+      warn(c, path + ": not found from " + fs::current_path().string() + ", so it cannot be compared");
+      continue;
+    }
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    const std::string text = ss.str();
+    const std::string hash = sha256_hex(text.data(), text.size());
+    if (hash == img.file_hashes[i]) {
+      ++matched;
+    } else {
+      ++changed;
+      fail(c, path + " changed since the image was compiled (image " + img.file_hashes[i].substr(0, 12) + ", on disk " +
+                  hash.substr(0, 12) + "); rebuild the image");
+    }
+  }
+  if (changed) c.summary = fmt::format("stale image: {} of {} source files changed since it was compiled", changed, img.files.size());
+  else c.summary = fmt::format("{} of {} source files match the image", matched, img.files.size()) +
+                   (absent ? fmt::format(" ({} not found)", absent) : "");
+  return c;
+}
+
+// ---- presets
+
+VerifyCheck check_presets(const Registry& reg, const std::string& dir) {
+  VerifyCheck c = make("presets");
+  if (dir.empty() || !fs::is_directory(dir)) {
+    warn(c, "no presets directory" + (dir.empty() ? std::string() : " at " + dir));
+    c.summary = "no presets to check";
+    return c;
+  }
+  PresetLibrary lib(reg, dir);
+  size_t loaded = 0, targets = 0, skipped = 0, broken = 0;
+  for (const PresetFile& f : preset_files(dir)) {
+    if (!f.skipped.empty()) {
+      ++skipped;
+      continue;
+    }
+    Preset p;
+    try {
+      p = lib.load(f.path);
+    } catch (const std::exception& e) {
+      ++broken;
+      fail(c, f.name + ": does not load: " + e.what());
+      continue;
+    }
+    ++loaded;
+    try {
+      Resolver resolver(reg, p.assignments, p.variants);
+      for (const auto& [label, var] : p.targets) {
+        ++targets;
+        Resolution res = resolver.resolve(var);
+        const std::string what = f.name + " [" + label + "] " + reg.var(var).name;
+        if (!res.missing.empty()) {
+          std::vector<uint32_t> missing;
+          for (const auto& m : res.missing) missing.push_back(m.var);
+          fail(c, what + " does not resolve: missing " + names_of(reg, missing, 4));
+        } else if (!res.number) {
+          fail(c, what + " is not a real number: " + sym::to_string(res.value));
+        } else if (auto e = p.expected.find(var); e != p.expected.end() && relative_difference(*res.number, e->second) > 1e-9) {
+          fail(c, what + fmt::format(" = {} but [expected] says {}", format_quantity(reg.units(), reg.var(var), *res.number),
+                                     format_quantity(reg.units(), reg.var(var), e->second)));
+        } else if (size_t v = res.violations()) {
+          warn(c, what + fmt::format(" resolves with {} violated condition(s)", v));
+        }
+      }
+    } catch (const std::exception& e) {
+      ++broken;
+      fail(c, f.name + ": " + e.what());
+    }
+  }
+  c.summary = fmt::format("{} presets load, {} targets checked", loaded, targets) +
+              (broken ? fmt::format(", {} broken", broken) : "") + (skipped ? fmt::format(" ({} other TOML files skipped)", skipped) : "");
+  return c;
+}
+
+// ---- JIT against GiNaC (full)
+
+VerifyCheck check_jit(const Registry& reg, const VerifyRequest& req) {
+  VerifyCheck c = make("jit");
+  // Every value relation becomes one step of a single program writing its own output slot (ids past
+  // the registry's), so one compile covers the whole model and no relation shadows another.
+  const uint32_t base_id = uint32_t(reg.var_count());
+  ConeProgram program;
+  std::vector<uint32_t> relations;
+  std::set<uint32_t> read;
+  size_t iterative = 0;
+  for (uint32_t r = 0; r < reg.relation_count(); ++r) {
+    const Relation& rel = reg.relation(r);
+    if (!defines_value(rel) || rel.rhs.empty()) continue;
+    if (rel.kind == Kind::Iterative) {
+      ++iterative;  // unfolded by the cone builder only under a scenario; the resolver tests cover them
+      continue;
+    }
+    relations.push_back(r);
+    for (uint32_t v : expr_variables(rel.rhs)) read.insert(v);
+  }
+  program.inputs.assign(read.begin(), read.end());
+  for (uint32_t r : relations) {
+    program.steps.push_back({base_id + r, reg.relation(r).rhs});
+    program.outputs.push_back(base_id + r);
+  }
+  CompiledCone cone;
+  try {
+    static Jit jit;  // one per process: LLVM's setup is the expensive part
+    cone = jit.compile(program);
+  } catch (const std::exception& e) {
+    fail(c, std::string("the JIT cannot compile the model's relations: ") + e.what());
+    c.summary = "JIT compile failed";
+    return c;
+  }
+  Rng rng(req.seed);
+  sym::Symbols symbols(&reg.var_names());
+  size_t compared = 0;
+  std::set<uint32_t> disagree;
+  for (size_t trial = 0; trial < req.samples; ++trial) {
+    std::map<uint32_t, GiNaC::ex> exact;
+    std::vector<double> in;
+    for (uint32_t v : program.inputs) {
+      const Assumptions& a = reg.var(v).assume;
+      double x = reg.var(v).is_constant ? reg.var(v).value
+                 : a.binary             ? double(rng.next() & 1)
+                 : a.integer            ? double(1 + rng.next() % 8)
+                 : a.has_range          ? a.lo + (a.hi - a.lo) * rng.uniform()
+                                        : 0.5 + 1.5 * rng.uniform();
+      if (a.sign == Sign::Negative || a.sign == Sign::Nonpositive) x = -std::fabs(x) - (a.sign == Sign::Negative ? 0.1 : 0);
+      exact[v] = sym::number(x);
+      in.push_back(x);
+    }
+    std::vector<double> out(program.outputs.size());
+    cone.one(in.data(), out.data());
+    for (size_t i = 0; i < relations.size(); ++i) {
+      const Relation& rel = reg.relation(relations[i]);
+      std::optional<double> ginac;
+      try {
+        ginac = sym::to_double(sym::build(rel.rhs, [&](uint32_t v) -> std::optional<GiNaC::ex> { return exact.at(v); }, symbols).value);
+      } catch (const std::exception&) {
+        continue;  // undefined at this point (a division by zero); nothing to compare
+      }
+      if (!ginac || !std::isfinite(*ginac) || !std::isfinite(out[i])) continue;
+      ++compared;
+      const double scale = std::max(std::fabs(out[i]), std::fabs(*ginac));
+      if (std::fabs(out[i] - *ginac) > req.tolerance * scale + 1e-300 && disagree.insert(relations[i]).second)
+        fail(c, fmt::format("{}: JIT {:.17g}, GiNaC {:.17g} (relative difference {:.3g})", rel.name, out[i], *ginac,
+                            std::fabs(out[i] - *ginac) / scale));
+    }
+  }
+  c.summary = fmt::format("{} relations x {} points: {} comparisons, {} disagreeing beyond {:g}", relations.size(), req.samples,
+                          compared, disagree.size(), req.tolerance);
+  if (iterative) c.summary += fmt::format(" ({} iterative relations left to the resolver tests)", iterative);
+  return c;
+}
+
+template <class F>
+VerifyCheck timed(F f) {
+  auto t0 = std::chrono::steady_clock::now();
+  VerifyCheck c = f();
+  c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return c;
+}
+
+}  // namespace
+
+std::vector<VerifyCheck> verify_checks(const Registry& reg, const VerifyRequest& req) {
+  if (req.profile != "fast" && req.profile != "full")
+    throw PresetError("unknown verify profile '" + req.profile + "': use fast or full");
+  std::vector<VerifyCheck> out;
+  out.push_back(timed([&] { return check_cycles(reg); }));
+  out.push_back(timed([&] { return check_units(reg); }));
+  out.push_back(timed([&] { return check_references(reg); }));
+  out.push_back(timed([&] { return check_symbols(reg); }));
+  // GiNaC reads expressions that passed the symbol check only; a malformed one would throw anyway.
+  out.push_back(timed([&] { return check_trivial(reg); }));
+  out.push_back(timed([&] { return check_constants(reg); }));
+  out.push_back(timed([&] { return check_freshness(reg); }));
+  out.push_back(timed([&] { return check_presets(reg, req.presets_dir); }));
+  if (req.profile == "full") out.push_back(timed([&] { return check_jit(reg, req); }));
+  return out;
+}
+
+int verify_command(const Registry& reg, const VerifyRequest& req, std::ostream& out, std::ostream&) {
+  auto t0 = std::chrono::steady_clock::now();
+  auto checks = verify_checks(reg, req);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  size_t ok = 0, warned = 0, failed = 0;
+  for (const auto& c : checks) (c.status == "fail" ? failed : c.status == "warn" ? warned : ok)++;
+  if (req.json) {
+    json j{{"profile", req.profile}, {"image", req.image_path}, {"variables", reg.var_count()}, {"relations", reg.relation_count()}};
+    j["checks"] = json::array();
+    for (const auto& c : checks)
+      j["checks"].push_back(json{{"name", c.name}, {"status", c.status}, {"summary", c.summary}, {"details", c.details},
+                                 {"seconds", c.seconds}});
+    j["ok"] = ok, j["warnings"] = warned, j["failed"] = failed, j["passed"] = failed == 0, j["seconds"] = seconds;
+    out << j.dump(2) << "\n";
+  } else {
+    out << fmt::format("Verify profile {}: {} ({} variables, {} relations)\n", req.profile, req.image_path, reg.var_count(),
+                       reg.relation_count());
+    constexpr size_t kShown = 20;
+    for (const auto& c : checks) {
+      const std::string status = c.status == "fail" ? "FAIL" : c.status;
+      out << fmt::format("  {:<5} {:<11} {}\n", status, c.name, c.summary);
+      for (size_t i = 0; i < c.details.size() && i < kShown; ++i) out << "          - " << c.details[i] << "\n";
+      if (c.details.size() > kShown) out << fmt::format("          ... {} more (see --json)\n", c.details.size() - kShown);
+    }
+    out << fmt::format("Summary: {} ok, {} warning{}, {} failed ({} checks) in {:.2f} s\n", ok, warned, warned == 1 ? "" : "s", failed,
+                       checks.size(), seconds);
+  }
+  return failed ? 1 : 0;
+}
+
+}  // namespace gs

@@ -1,0 +1,45 @@
+// verify: the model's health gates, run in process against a loaded image.
+//
+// Both profiles check: dependency cycles (a cycle of identities is a failure; one that passes through
+// a variant or approximation depends on the selection and is a warning), unit and reference coverage,
+// well-formed expressions that name only registered variables, constraints and validity conditions that
+// are true or false whatever the inputs, the constants rule (docs/language.md), that every preset
+// loads and its [targets] resolve to the [expected] values, and that the image matches the model
+// sources it was compiled from (SHA-256 per file). `full` adds JIT-versus-GiNaC agreement for every
+// value relation on sampled points that respect the variables' declared domains.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "runtime/registry.h"
+
+namespace gs {
+
+struct VerifyRequest {
+  std::string profile = "fast";  // fast or full
+  bool json = false;
+  std::string image_path;        // shown in the report
+  std::string presets_dir;       // empty: skip the preset check
+  size_t samples = 3;            // points per relation in the JIT check
+  uint64_t seed = 2024;
+  double tolerance = 1e-9;       // relative, JIT versus GiNaC
+};
+
+struct VerifyCheck {
+  std::string name;
+  std::string status;  // ok, warn, fail
+  std::string summary;
+  std::vector<std::string> details;
+  double seconds = 0;
+};
+
+// Throws PresetError for an unknown profile.
+std::vector<VerifyCheck> verify_checks(const Registry& reg, const VerifyRequest& req);
+
+// Prints the checks; returns 1 when any failed, else 0.
+int verify_command(const Registry& reg, const VerifyRequest& req, std::ostream& out, std::ostream& err);
+
+}  // namespace gs

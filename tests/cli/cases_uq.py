@@ -1,0 +1,85 @@
+# Golden cases for sweep, uncertainty and sensitivity (run by run_cli_tests.py, whose helpers they use).
+
+UNCERTAIN = "dense_training_cost_uncertain"
+
+
+@case
+def sweep_jit_matches_resolve(cli):
+    """Every swept point equals what resolve gives with the same assignment."""
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "sweep.json")
+        j = cli.json("sweep", "econ.cost.per_token", "training.tokens_per_sec", "--preset", "dense_training_cost_fixture",
+                     "--vary", "econ.job.capex_rate=0,10,20", "--vary", "par.n_gpus=8,16", "--out", out, image="model")
+        check(j["points"] == 6 and j["engine"] == "jit" and j["nonfinite"] == 0, f"summary {j}")
+        check(j["evaluations_per_second"] > 0 and "seconds" in j, "throughput reported")
+        with open(out) as f:
+            rows = json.load(f)["rows"]
+        check(len(rows) == 6, "six rows")
+        # The full grid varies the last axis fastest.
+        check([r["par.n_gpus"] for r in rows] == [8, 16] * 3, "grid order")
+        for r in rows[::2] + rows[1::2]:
+            ref = cli.json("resolve", "econ.cost.per_token", "--preset", "dense_training_cost_fixture",
+                           "--assign", f"econ.job.capex_rate={r['econ.job.capex_rate']} USD/s",
+                           "--assign", f"par.n_gpus={r['par.n_gpus']}", image="model")
+            close(r["econ.cost.per_token"], ref["value"], f"point {r}")
+    # By hand: capex 0 and 8 GPUs leaves only the power cost, 7.8e-11 USD/token.
+    close(rows[0]["econ.cost.per_token"], 7.8e-11, "capex 0, 8 GPUs")
+
+
+@case
+def sweep_zip_ginac_and_csv(cli):
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "sweep.csv")
+        j = cli.json("sweep", "econ.cost.per_token", "--preset", "dense_training_cost_fixture", "--zip", "--engine", "ginac",
+                     "--vary", "econ.job.capex_rate=0,20", "--vary", "par.n_gpus=8,8", "--out", out, image="model")
+        check(j["points"] == 2 and j["engine"] == "ginac", f"summary {j}")
+        with open(out) as f:
+            lines = f.read().splitlines()
+        check(lines[0] == "econ.job.capex_rate [USD·s^-1],par.n_gpus [1],econ.cost.per_token [USD·token^-1]", lines[0])
+        close(float(lines[1].split(",")[2]), 7.8e-11, "zip row 1")
+        close(float(lines[2].split(",")[2]), 3.000078e-06, "zip row 2")
+
+
+@case
+def sweep_specs_with_units_and_errors(cli):
+    # 100 USD/(MW*h) is 0.1 USD/(kW*h): ranges and log ranges take a unit after a space.
+    j = cli.json("sweep", "econ.run.power_cost", "--preset", "dense_training_cost_fixture",
+                 "--vary", "econ.power.price_kwh_peak=100..400:log:3 USD/(MW*h)", image="model")
+    check(j["points"] == 3, "three points")
+    # power cost = 5200 W x 1.5 s x price; 100 USD/MWh = 1e-4 USD/Wh -> 7800 J = 2.1667e-3 kWh -> 2.1667e-4 USD
+    close(j["targets"][0]["min"], 5200 * 1.5 / 3.6e6 * 0.1, "cheapest point")
+    close(j["targets"][0]["max"], 5200 * 1.5 / 3.6e6 * 0.4, "dearest point")
+    _, err = cli.run("sweep", "econ.cost.per_token", "--preset", "dense_training_cost_fixture",
+                     "--vary", "econ.job.capex_rate=5 kW", image="model", expect=2)
+    contains(err, "USD/s")
+    _, err = cli.run("sweep", "econ.cost.per_token", "--vary", "econ.job.capex_rate=1,2", image="model", expect=2)
+    contains(err, "leaves inputs missing", "in all)")
+
+
+@case
+def uncertainty_seeded_and_interval(cli):
+    a = cli.json("uncertainty", "econ.cost.per_token", "--preset", UNCERTAIN, "--samples", "20000", "--seed", "3", image="model")
+    b = cli.json("uncertainty", "econ.cost.per_token", "--preset", UNCERTAIN, "--samples", "20000", "--seed", "3", image="model")
+    check(a == {**b, "seconds": a["seconds"]}, "same seed, same result")
+    check(a["samples"] == 20000 and a["nonfinite"] == 0, "sample count")
+    check(a["p5"] < a["median"] < a["p95"], "ordered percentiles")
+    # Cost per token is (capex x 1.5 s + power cost) / 1e7 with capex ~ triangular(16, 20, 30) USD/s:
+    # its mean is (16+20+30)/3 = 22 USD/s, so the mean cost is about 22 x 1.5 / 1e7 = 3.3e-6 USD/token.
+    check(abs(a["mean"] / 3.3e-6 - 1) < 0.01, f"mean {a['mean']}")
+    check(sum(a["histogram"]["counts"]) == 20000, "histogram holds every sample")
+    r = cli.json("resolve", "econ.cost.per_token", "--preset", UNCERTAIN, image="model")
+    check(r["interval"]["p5"] < r["value"] < r["interval"]["p95"], "resolve shows an interval around the point value")
+    out, _ = cli.run("resolve", "econ.cost.per_token", "--preset", UNCERTAIN, image="model")
+    contains(out, "90% interval:")
+    _, err = cli.run("uncertainty", "econ.cost.per_token", "--preset", "dense_training_cost_fixture", image="model", expect=2)
+    contains(err, "[uncertainty]")
+
+
+@case
+def sensitivity_ranks_capex_first(cli):
+    j = cli.json("sensitivity", "econ.cost.per_token", "--preset", UNCERTAIN, "--samples", "20000", image="model")
+    check(j["inputs"][0]["name"] == "econ.job.capex_rate", "capex dominates")
+    # At the inputs' means capex costs 22 USD/s x 1.5 s = 33 USD of 33.00078 USD: elasticity 33/33.00078.
+    check(abs(j["inputs"][0]["elasticity"] - 33 / 33.00078) < 1e-6, f"elasticity {j['inputs'][0]['elasticity']}")
+    check(j["inputs"][0]["total_order"] > 0.95, "total-order index of capex")
+    check(all(i["total_order"] < 0.01 for i in j["inputs"][1:]), "tariffs barely matter in this fixture")
