@@ -9,6 +9,7 @@
 
 #include "runtime/format.h"
 #include "runtime/graph.h"
+#include "runtime/headline.h"
 
 namespace gs {
 
@@ -329,6 +330,7 @@ json stats_object(const Registry& reg, const std::string& image_path) {
   json roles = json::object();
   for (int r = 0; r < 6; ++r) roles[role_name(Role(r))] = c.by_role[r];
   Graph g(reg);
+  const HeadlineCoverage headline = headline_coverage(reg, g);
   return json{{"image", image_path},
               {"stats", {{"systems", s.systems}, {"variables", s.variables}, {"constants", s.constants}, {"relations", s.relations},
                          {"root_inputs", s.root_inputs}, {"leaves", s.leaves}}},
@@ -337,7 +339,9 @@ json stats_object(const Registry& reg, const std::string& image_path) {
                             {"with_description", c.with_description}, {"relations", c.relations},
                             {"relations_with_references", c.relations_with_references},
                             {"relations_unit_checked", c.relations_unit_checked}}},
-              {"graph", {{"cycles", g.cycles().size()}, {"topological_order_length", g.topological_order().order.size()}}}};
+              {"graph", {{"cycles", g.cycles().size()}, {"topological_order_length", g.topological_order().order.size()}}},
+              {"headline", {{"targets", headline.targets_found}, {"relations_in_cones", headline.relations_in_cones}}},
+              {"relations_in_headline_cones", headline.share()}};
 }
 
 }  // namespace
@@ -345,10 +349,11 @@ json stats_object(const Registry& reg, const std::string& image_path) {
 std::string stats_text(const Registry& reg, const std::string& image_path) {
   json j = stats_object(reg, image_path);
   std::string out = "Registry image: " + image_path + "\n";
-  for (const char* section : {"stats", "relations_by_role", "coverage", "graph"}) {
+  for (const char* section : {"stats", "relations_by_role", "coverage", "graph", "headline"}) {
     out += std::string("\n") + section + ":\n";
     for (const auto& [k, v] : j[section].items()) out += fmt::format("  {:<28} {}\n", k, v.get<size_t>());
   }
+  out += fmt::format("  {:<28} {:.3f}\n", "share_of_all_relations", j["relations_in_headline_cones"].get<double>());
   return out;
 }
 

@@ -83,3 +83,11 @@ def sensitivity_ranks_capex_first(cli):
     check(abs(j["inputs"][0]["elasticity"] - 33 / 33.00078) < 1e-6, f"elasticity {j['inputs'][0]['elasticity']}")
     check(j["inputs"][0]["total_order"] > 0.95, "total-order index of capex")
     check(all(i["total_order"] < 0.01 for i in j["inputs"][1:]), "tariffs barely matter in this fixture")
+
+
+@case
+def stats_reports_headline_coverage(cli):
+    j = cli.json("stats", image="model")
+    check(j["headline"]["targets"] == 6, "all six headline targets exist in the shipped model")
+    share = j["headline"]["relations_in_cones"] / j["stats"]["relations"]
+    close(j["relations_in_headline_cones"], share, "share = relations in cones / relations")
