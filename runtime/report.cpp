@@ -242,10 +242,14 @@ class TreeWalker {
       line += "  [" + status(v) + "]  " + reg_.location(var.span);
     }
     if (repeated && step) line += "  (shown above)";
+    const bool cut = step && !repeated && max_depth_ >= 0 && depth >= max_depth_;
+    if (cut) line += "  (" + std::to_string(relation_value_deps(reg_.relation(step->relation)).size()) + " inputs below)";
     out += line + "\n";
-    if (step && !repeated)
+    if (step && !repeated && !cut)
       for (uint32_t d : relation_value_deps(reg_.relation(step->relation))) text(d, depth + 1, out);
   }
+
+  void limit_depth(int max_depth) { max_depth_ = max_depth; }
 
   json node(uint32_t v) {
     const Variable& var = reg_.var(v);
@@ -273,6 +277,8 @@ class TreeWalker {
   }
 
  private:
+  int max_depth_ = -1;  // -1: the whole cone
+
   std::string value_of(uint32_t v) const {
     auto it = res_.values.find(v);
     return it == res_.values.end() ? "?" : value_text(reg_, v, it->second);
@@ -306,9 +312,11 @@ class TreeWalker {
 
 }  // namespace
 
-std::string trace_text(const Registry& reg, const Resolution& res) {
+std::string trace_text(const Registry& reg, const Resolution& res, int max_depth) {
   std::string out;
-  TreeWalker(reg, res).text(res.target, 0, out);
+  TreeWalker walker(reg, res);
+  walker.limit_depth(max_depth);
+  walker.text(res.target, 0, out);
   return out;
 }
 

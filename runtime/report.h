@@ -23,7 +23,8 @@ std::string resolution_text(const Registry& reg, const Resolution& res, const Re
 std::string resolution_json(const Registry& reg, const Resolution& res);
 
 // The target's cone as a tree: each variable with its value, unit, relation and source location.
-std::string trace_text(const Registry& reg, const Resolution& res);
+// max_depth >= 0 stops the tree that many levels below the target and says how many inputs are hidden.
+std::string trace_text(const Registry& reg, const Resolution& res, int max_depth = -1);
 std::string trace_json(const Registry& reg, const Resolution& res);
 
 std::string stats_text(const Registry& reg, const std::string& image_path);

@@ -4,6 +4,10 @@
 //   gpu-stack trace TARGET [--preset P]... [--assign ...]... [--variant ...]...
 //   gpu-stack scenario-report PRESET [--target [LABEL=]NAME]... [--assign ...]... [--variant ...]...
 //   gpu-stack export dot|json TARGET [--dependents] [--constraints] [-o FILE]
+//   gpu-stack root-debt [--families] [--limit N] [--include-constraints] [--preset P --target NAME]
+//   gpu-stack verify [--profile fast|full]
+//   gpu-stack scenario-audit [--preset P]... [--target [LABEL=]NAME]... [--missing-families] [--fail-on-issues]
+//   gpu-stack next-work [--preset P] [--target NAME]... [--limit N]
 // Every command takes --json and --image FILE. Exit status: 0 success, 1 findings (violated
 // constraints, with --fail-on-violated-constraints), 2 bad usage or bad input. This is the only
 // translation unit that includes CLI11.
@@ -23,6 +27,11 @@
 #include "runtime/report.h"
 #include "runtime/resolver.h"
 #include "runtime/uq/commands.h"
+#include "runtime/analysis/audit.h"
+#include "runtime/analysis/next_work.h"
+#include "runtime/analysis/root_debt.h"
+#include "runtime/analysis/scenario.h"
+#include "runtime/analysis/verify.h"
 
 namespace {
 
@@ -165,13 +174,13 @@ int run_resolve(const Common& c, const std::string& target_name, const ScenarioI
   return finish_violations(res.violations(), f.fail_on_violated);
 }
 
-int run_trace(const Common& c, const std::string& target_name, const ScenarioInputs& in) {
+int run_trace(const Common& c, const std::string& target_name, const ScenarioInputs& in, int depth) {
   gs::Registry reg = load_registry(c);
   uint32_t target = gs::lookup_variable(reg, target_name, "target variable");
   Scenario s = build_scenario(reg, library(reg, c), in);
   gs::Resolver resolver(reg, s.assignments, s.variants);
   gs::Resolution res = resolver.resolve(target);
-  std::cout << (c.json ? gs::trace_json(reg, res) + "\n" : gs::trace_text(reg, res));
+  std::cout << (c.json ? gs::trace_json(reg, res) + "\n" : gs::trace_text(reg, res, depth));
   return 0;
 }
 
@@ -240,6 +249,37 @@ int run_sampling(const Common& c, const ScenarioInputs& in, gs::SamplingRequest 
   return sobol ? gs::sensitivity_command(reg, s, req, std::cout, std::cerr) : gs::uncertainty_command(reg, s, req, std::cout, std::cerr);
 }
 
+// ---- analysis (runtime/analysis): root debt and influence, verify, scenario audit, next work
+
+std::string presets_dir(const Common& c) { return c.presets_dir.empty() ? gs::PresetLibrary::default_dir() : c.presets_dir; }
+
+int run_root_debt(const Common& c, const ScenarioInputs& in, gs::RootDebtRequest req) {
+  gs::Registry reg = load_registry(c);
+  if (req.target.empty() && !(in.presets.empty() && in.assigns.empty() && in.variants.empty()))
+    throw UsageError("a scenario (--preset, --assign, --variant) ranks inputs by influence on a target; pass --target NAME");
+  gs::AnalysisScenario s = gs::load_scenario(reg, library(reg, c), presets_dir(c), in.presets, in.assigns, in.variants);
+  req.json = c.json;
+  return gs::root_debt_command(reg, s, req, std::cout, std::cerr);
+}
+
+int run_verify(const Common& c, gs::VerifyRequest req) {
+  gs::Registry reg = load_registry(c);
+  req.json = c.json, req.image_path = image_path(c), req.presets_dir = presets_dir(c);
+  return gs::verify_command(reg, req, std::cout, std::cerr);
+}
+
+int run_scenario_audit(const Common& c, gs::AuditRequest req) {
+  gs::Registry reg = load_registry(c);
+  req.json = c.json, req.presets_dir = presets_dir(c);
+  return gs::scenario_audit_command(reg, req, std::cout, std::cerr);
+}
+
+int run_next_work(const Common& c, gs::NextWorkRequest req) {
+  gs::Registry reg = load_registry(c);
+  req.json = c.json, req.presets_dir = presets_dir(c);
+  return gs::next_work_command(reg, req, std::cout, std::cerr);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -267,6 +307,8 @@ int main(int argc, char** argv) {
 
   auto* trace = app.add_subcommand("trace", "Show a variable's cone as a tree with values, relations and source locations");
   trace->add_option("target", target, "variable to trace")->required();
+  int trace_depth = -1;
+  trace->add_option("--depth", trace_depth, "show only this many levels below the target (text output)")->check(CLI::NonNegativeNumber);
   add_scenario(trace, scenario, true);
   add_common(trace, common);
 
@@ -309,6 +351,36 @@ int main(int argc, char** argv) {
     add_common(cmd, common);
   }
 
+  gs::RootDebtRequest debt_req;
+  auto* debt = app.add_subcommand("root-debt", "Rank root inputs by blast radius, or by influence on a target under a scenario");
+  debt->add_flag("--families", debt_req.families, "group by family (name prefix) with the heaviest members of each");
+  debt->add_option("--limit", debt_req.limit, "rows or families to show (default 20)")->check(CLI::NonNegativeNumber);
+  debt->add_flag("--include-constraints", debt_req.include_constraints, "let constraints carry dependence too (blast radius)");
+  debt->add_option("--target", debt_req.target, "rank the target's inputs by elasticity under the scenario (missing inputs first)");
+  add_scenario(debt, scenario, true);
+  add_common(debt, common);
+
+  gs::VerifyRequest verify_req;
+  auto* verify = app.add_subcommand("verify", "Check the model's health: cycles, ids, trivial conditions, constants, presets, image freshness");
+  verify->add_option("--profile", verify_req.profile, "fast (default) or full (adds JIT-versus-GiNaC agreement)")
+      ->check(CLI::IsMember({"fast", "full"}));
+  add_common(verify, common);
+
+  gs::AuditRequest audit_req;
+  auto* audit = app.add_subcommand("scenario-audit", "For every preset: source, assignments, targets' status and missing families");
+  audit->add_option("--preset", audit_req.presets, "audit only this preset (repeatable)")->allow_extra_args(false);
+  audit->add_option("--target", audit_req.targets, "[LABEL=]NAME: audit this target instead of each preset's own")->allow_extra_args(false);
+  audit->add_flag("--missing-families", audit_req.missing_families, "list the families of missing inputs");
+  audit->add_flag("--fail-on-issues", audit_req.fail_on_issues, "exit 1 when a preset has issues or does not load");
+  add_common(audit, common);
+
+  gs::NextWorkRequest work_req;
+  auto* work = app.add_subcommand("next-work", "Ranked list of the most decision-relevant gaps: blockers, unsourced influential inputs");
+  work->add_option("--preset", work_req.preset, "scenario to weigh inputs under (default: default, else the dense fixture)");
+  work->add_option("--target", work_req.targets, "headline target (repeatable; default: the preset's targets)")->allow_extra_args(false);
+  work->add_option("--limit", work_req.limit, "items to show (default 10)")->check(CLI::NonNegativeNumber);
+  add_common(work, common);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -323,11 +395,15 @@ int main(int argc, char** argv) {
   try {
     if (stats->parsed()) return run_stats(common);
     if (resolve->parsed()) return run_resolve(common, target, scenario, flags);
-    if (trace->parsed()) return run_trace(common, target, scenario);
+    if (trace->parsed()) return run_trace(common, target, scenario, trace_depth);
     if (report->parsed()) return run_scenario(common, preset, targets, scenario, flags);
     if (sweep->parsed()) return run_sweep(common, scenario, sweep_req);
     if (uncertainty->parsed()) return run_sampling(common, scenario, sampling, false);
     if (sensitivity->parsed()) return run_sampling(common, scenario, sampling, true);
+    if (debt->parsed()) return run_root_debt(common, scenario, debt_req);
+    if (verify->parsed()) return run_verify(common, verify_req);
+    if (audit->parsed()) return run_scenario_audit(common, audit_req);
+    if (work->parsed()) return run_next_work(common, work_req);
     return run_export(common, format, target, cone, output);
   } catch (const std::exception& e) {
     // Every error that reaches here is about the input: the image, a preset, a name or a value.
