@@ -229,7 +229,7 @@ class Builder {
     const std::string h = c->head->getText();
     d.head = h == "eq" ? Head::Eq : h == "variant" ? Head::Variant : h == "approx" ? Head::Approx
            : h == "constraint" ? Head::Constraint : h == "iterate" ? Head::Iterate : h == "ode" ? Head::Ode : Head::Stochastic;
-    if (c->variantKey()) d.variant_key = name_ref(c->variantKey()->key);
+    if (c->variantKey()) d.variant_key = ANameRef{c->variantKey()->key->getText(), at(c->variantKey()->key)};
     if (c->validity()) d.validity = expr(c->validity()->expr());
     d.description = unquote(c->desc);
     d.refs = refs(c->refList());

@@ -27,7 +27,11 @@ assumption   : IDENT ( '(' lo=signedNumber ',' hi=signedNumber ')' )? ;
 
 relationDecl : head=relationHead name=IDENT variantKey? validity? ':' body desc=STRING? refList? ;
 relationHead : EQ_KW | VARIANT | APPROX | CONSTRAINT | ITERATE | ODE | STOCHASTIC ;
-variantKey   : '[' key=IDENT ']' ;
+variantKey   : '[' key=word ']' ;
+// Any identifier, keywords included: variant keys are free-form labels such as [stochastic].
+word         : IDENT | SYSTEM | USE | DIMENSION | UNIT | PREFIX | REF | KIND_KW | URL | YEAR | AT | VAR | CONST
+             | ASSUME | EQ_KW | VARIANT | APPROX | CONSTRAINT | ITERATE | ODE | STOCHASTIC | WHEN | OVER | FROM
+             | TIMES | DERIV | MEAN | PIECEWISE | IF | OTHERWISE | AND | OR | NOT ;
 validity     : WHEN expr ;
 body         : lhs=expr '=' map=expr OVER binder=IDENT FROM init=expr TIMES count=expr         # BodyIterate
              | DERIV '(' target=qname ',' indep=qname (',' order=NUMBER)? ')' '=' rhs=expr    # BodyDifferential
