@@ -169,7 +169,8 @@ class Analyzer {
           u.scale *= q->scale, u.dim = q->dim;
         }
         if (!(u.scale > 0)) {
-          d_.error(decl.at, "E-UNIT-SCALE", "the scale of unit '" + decl.name + "' must be positive");
+          d_.error(decl.at, "E-UNIT-SCALE", "the scale of unit '" + decl.name + "' must be positive",
+                   "a unit is a positive multiple of its base, e.g. 'unit h = 3600 s'");
           continue;
         }
         unit_at_[decl.name] = decl.at;
@@ -192,18 +193,19 @@ class Analyzer {
       else if (n == "binary") a.binary = true, a.integer = true;
       else if (n == "range") {
         if (!as.lo) {
-          d_.error(as.at, "E-ASSUME", "'range' needs bounds: range(lo, hi)");
+          d_.error(as.at, "E-ASSUME", "'range' needs bounds: range(lo, hi)", "give both bounds in the variable's unit, e.g. range(0, 1)");
           continue;
         }
-        if (!(*as.lo <= *as.hi)) d_.error(as.at, "E-ASSUME", "range(lo, hi) needs lo <= hi");
+        if (!(*as.lo <= *as.hi)) d_.error(as.at, "E-ASSUME", "range(lo, hi) needs lo <= hi", "swap the bounds");
         a.has_range = true, a.lo = *as.lo * scale, a.hi = *as.hi * scale;
       } else {
         d_.error(as.at, "E-ASSUME", "unknown assumption '" + n + "'",
                  did_you_mean(n, {"positive", "nonnegative", "negative", "nonpositive", "integer", "binary", "range"}));
       }
-      if (n != "range" && as.lo) d_.error(as.at, "E-ASSUME", "'" + n + "' takes no bounds");
+      if (n != "range" && as.lo) d_.error(as.at, "E-ASSUME", "'" + n + "' takes no bounds", "only range(lo, hi) takes bounds");
     }
-    if (signs > 1) d_.error(decl.assumptions.front().at, "E-ASSUME", "choose at most one of positive, nonnegative, negative and nonpositive");
+    if (signs > 1) d_.error(decl.assumptions.front().at, "E-ASSUME", "choose at most one of positive, nonnegative, negative and nonpositive",
+                              "keep the strongest sign that always holds");
     return a;
   }
 
@@ -275,7 +277,8 @@ class Analyzer {
                                     "'derivative(variable, variable) = expression'", "'variable ~ distribution(parameters)'",
                                     "an inequality such as 'a <= b'"};
       d_.error(decl.keyword_at, "E-RELATION-FORM",
-               quoted_head(decl.head, decl.name) + " must have the form " + forms[int(expected)]);
+               quoted_head(decl.head, decl.name) + " must have the form " + forms[int(expected)],
+               "each head has one form; see docs/language.md, section Relations");
       return false;
     }
     bool ok = true;
@@ -284,8 +287,14 @@ class Analyzer {
                "write 'variant " + decl.name + " [key]: ...' so scenarios can select it");
       ok = false;
     }
+    if (decl.variant_key && decl.variant_key->name.find_first_of(" \t") != std::string::npos) {
+      d_.error(decl.variant_key->at, "E-VARIANT-KEY", "variant key '" + decl.variant_key->name + "' contains a space",
+               "a key is one word of letters, digits and underscores, e.g. [1f1b]");
+      ok = false;
+    }
     if (decl.head != Head::Variant && decl.variant_key) {
-      d_.error(decl.variant_key->at, "E-VARIANT-KEY", "only variant relations take a key, and this is " + quoted_head(decl.head, decl.name));
+      d_.error(decl.variant_key->at, "E-VARIANT-KEY", "only variant relations take a key, and this is " + quoted_head(decl.head, decl.name),
+               "write 'variant " + decl.name + " [key]: ...', or drop the key");
       ok = false;
     }
     if (decl.head == Head::Approx && !decl.validity) {
@@ -335,7 +344,8 @@ class Analyzer {
         const AExpr& c = *decl.cond;
         const bool inequality = c.k == AExpr::K::Binary && (c.op == Op::Lt || c.op == Op::Le || c.op == Op::Gt || c.op == Op::Ge);
         if (!inequality) {
-          d_.error(c.at, "E-RELATION-FORM", "constraint '" + decl.name + "' must be an inequality (<, <=, > or >=)");
+          d_.error(c.at, "E-RELATION-FORM", "constraint '" + decl.name + "' must be an inequality (<, <=, > or >=)",
+                   "a constraint bounds values; an equality defines one and belongs in 'eq'");
           return false;
         }
         r.role = Role::Constraint, r.kind = Kind::Inequality, r.compare = c.op;
@@ -343,7 +353,8 @@ class Analyzer {
         auto b = a ? lower_expr(c.kids[1], scope, d_, r.rhs) : std::nullopt;
         if (!b) return false;
         if (a->boolean || b->boolean) {
-          d_.error(c.at, "E-CONDITION", "the sides of constraint '" + decl.name + "' must be numbers, not conditions");
+          d_.error(c.at, "E-CONDITION", "the sides of constraint '" + decl.name + "' must be numbers, not conditions",
+                   "write one inequality per constraint");
           return false;
         }
         return same_dim(a->dim, b->dim, c.at, sides);
@@ -387,7 +398,8 @@ class Analyzer {
       if (!count) return false;
       if (!same_dim(target, init->dim, decl.initial->begin, "the initial value of '" + decl.name + "' has the wrong dimension")) return false;
       if (!count->dim.dimensionless()) {
-        d_.error(decl.count->begin, "E-UNIT-MISMATCH", "the iteration count of '" + decl.name + "' must be dimensionless");
+        d_.error(decl.count->begin, "E-UNIT-MISMATCH", "the iteration count of '" + decl.name + "' must be dimensionless",
+                 "the count after 'times' is a pure number of steps");
         return false;
       }
     } else if (decl.head == Head::Stochastic) {
@@ -415,7 +427,8 @@ class Analyzer {
     auto rhs = lower_expr(*decl.rhs, inner, d_, r.rhs);
     if (!rhs) return false;
     if (rhs->boolean) {
-      d_.error(decl.rhs->begin, "E-CONDITION", "the right side of '" + decl.name + "' is a condition, not a value");
+      d_.error(decl.rhs->begin, "E-CONDITION", "the right side of '" + decl.name + "' is a condition, not a value",
+               "to pick a value by a condition, use piecewise { a if cond; b otherwise }");
       return false;
     }
     if (r.kind == Kind::Algebraic && !r.rhs.nodes.empty() && r.rhs.nodes.back().op == Op::Piecewise) r.kind = Kind::Piecewise;

@@ -155,7 +155,7 @@ class Lowerer {
       default:  // comparisons
         if (!(a->dim == b->dim)) {
           d_.error(e.at, "E-UNIT-COMPARE", "the two sides of this comparison have different dimensions: left is " +
-                   dim(a->dim) + ", right is " + dim(b->dim));
+                   dim(a->dim) + ", right is " + dim(b->dim), "only quantities of the same kind can be compared");
           return std::nullopt;
         }
         return Typed{Dim{}, true, {}};
@@ -175,7 +175,8 @@ class Lowerer {
     if (n < info.min_args || n > info.max_args) {
       d_.error(e.at, "E-ARITY", "'" + e.text + "' takes " +
                (info.min_args == info.max_args ? std::to_string(info.min_args) : "at least " + std::to_string(info.min_args)) +
-               " argument" + (info.min_args == 1 && info.max_args == 1 ? "" : "s") + ", not " + std::to_string(n));
+               " argument" + (info.min_args == 1 && info.max_args == 1 ? "" : "s") + ", not " + std::to_string(n),
+               "see the list of functions in docs/language.md, section Expressions");
       return std::nullopt;
     }
     std::vector<Typed> args;
@@ -212,7 +213,8 @@ class Lowerer {
       auto t = number(e.kids[i]);
       if (!t) return std::nullopt;
       if (d && !(*d == t->dim)) {
-        d_.error(e.kids[i].begin, "E-UNIT-BRANCH", "this piecewise branch is " + dim(t->dim) + ", but the first branch is " + dim(*d));
+        d_.error(e.kids[i].begin, "E-UNIT-BRANCH", "this piecewise branch is " + dim(t->dim) + ", but the first branch is " + dim(*d),
+                 "every branch of a piecewise must measure the same kind of quantity");
         return std::nullopt;
       }
       d = t->dim;

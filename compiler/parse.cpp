@@ -111,7 +111,8 @@ class ErrorCollector : public antlr4::BaseErrorListener {
                    std::exception_ptr) override {
     ++count;
     if (count > 20) return;  // one broken file should not bury the rest
-    diags_.error({&src_, unsigned(line), unsigned(col + 1)}, "E-SYNTAX", msg);
+    diags_.error({&src_, unsigned(line), unsigned(col + 1)}, "E-SYNTAX", msg,
+                 "see docs/language.md for the form of each declaration");
   }
   int count = 0;
 
@@ -229,7 +230,17 @@ class Builder {
     const std::string h = c->head->getText();
     d.head = h == "eq" ? Head::Eq : h == "variant" ? Head::Variant : h == "approx" ? Head::Approx
            : h == "constraint" ? Head::Constraint : h == "iterate" ? Head::Iterate : h == "ode" ? Head::Ode : Head::Stochastic;
-    if (c->variantKey()) d.variant_key = ANameRef{c->variantKey()->key->getText(), at(c->variantKey()->key)};
+    if (auto* k = c->variantKey()) {
+      // The key is the text between the brackets; a number may start it ([1f1b]), so it spans tokens.
+      auto* first = k->children.at(1);
+      auto* last = k->children.at(k->children.size() - 2);
+      size_t a = dynamic_cast<antlr4::tree::TerminalNode*>(first) ? static_cast<antlr4::tree::TerminalNode*>(first)->getSymbol()->getStartIndex()
+                                                                   : static_cast<antlr4::ParserRuleContext*>(first)->getStart()->getStartIndex();
+      size_t b = dynamic_cast<antlr4::tree::TerminalNode*>(last) ? static_cast<antlr4::tree::TerminalNode*>(last)->getSymbol()->getStopIndex()
+                                                                  : static_cast<antlr4::ParserRuleContext*>(last)->getStop()->getStopIndex();
+      d.variant_key = ANameRef{k->getStart()->getInputStream()->getText(antlr4::misc::Interval(a, b)), at(k->getStart())};
+      d.variant_key->at.column += 1;  // past the '['
+    }
     if (c->validity()) d.validity = expr(c->validity()->expr());
     d.description = unquote(c->desc);
     d.refs = refs(c->refList());

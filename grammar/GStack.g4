@@ -27,7 +27,7 @@ assumption   : IDENT ( '(' lo=signedNumber ',' hi=signedNumber ')' )? ;
 
 relationDecl : head=relationHead name=IDENT variantKey? validity? ':' body desc=STRING? refList? ;
 relationHead : EQ_KW | VARIANT | APPROX | CONSTRAINT | ITERATE | ODE | STOCHASTIC ;
-variantKey   : '[' key=word ']' ;
+variantKey   : '[' (word | NUMBER)+ ']' ;   // e.g. [dense], [stochastic], [1f1b]
 // Any identifier, keywords included: variant keys are free-form labels such as [stochastic].
 word         : IDENT | SYSTEM | USE | DIMENSION | UNIT | PREFIX | REF | KIND_KW | URL | YEAR | AT | VAR | CONST
              | ASSUME | EQ_KW | VARIANT | APPROX | CONSTRAINT | ITERATE | ODE | STOCHASTIC | WHEN | OVER | FROM
