@@ -4,10 +4,13 @@
 //   gpu-stack trace TARGET [--preset P]... [--assign ...]... [--variant ...]...
 //   gpu-stack scenario-report PRESET [--target [LABEL=]NAME]... [--assign ...]... [--variant ...]...
 //   gpu-stack export dot|json TARGET [--dependents] [--constraints] [-o FILE]
+//   gpu-stack export site --out DIR [--preset P]... [--runs FILE.csv] [--run-experiments] [--artifacts PATH]...
 //   gpu-stack root-debt [--families] [--limit N] [--include-constraints] [--preset P --target NAME]
 //   gpu-stack verify [--profile fast|full]
 //   gpu-stack scenario-audit [--preset P]... [--target [LABEL=]NAME]... [--missing-families] [--fail-on-issues]
 //   gpu-stack next-work [--preset P] [--target NAME]... [--limit N]
+//   gpu-stack validate --runs FILE.csv [--max-median-ape PCT]
+//   gpu-stack calibrate --runs FILE.csv [--out presets/calibration/fitted.toml]
 // Every command takes --json and --image FILE. Exit status: 0 success, 1 findings (violated
 // constraints, with --fail-on-violated-constraints), 2 bad usage or bad input. This is the only
 // translation unit that includes CLI11.
@@ -32,6 +35,9 @@
 #include "runtime/analysis/root_debt.h"
 #include "runtime/analysis/scenario.h"
 #include "runtime/analysis/verify.h"
+#include "runtime/validate/calibrate.h"
+#include "runtime/validate/validate.h"
+#include "runtime/site/site.h"
 
 namespace {
 
@@ -234,6 +240,25 @@ int run_export(const Common& c, const std::string& format, const std::string& ta
   return 0;
 }
 
+// The observatory site: a static bundle generated from the image and the project's outputs.
+int run_export_site(const Common& c, gs::site::SiteOptions opt) {
+  gs::Registry reg = load_registry(c);
+  opt.image_path = image_path(c);
+  opt.presets_dir = c.presets_dir.empty() ? gs::PresetLibrary::default_dir() : c.presets_dir;
+  gs::site::SiteSummary sum = gs::site::export_site(reg, opt);
+  for (const auto& n : sum.notes) std::cerr << "note: " << n << "\n";
+  std::string index = (fs::absolute(opt.out_dir) / "index.html").lexically_normal().string();
+  if (c.json) {
+    nlohmann::ordered_json j = {{"out", fs::absolute(opt.out_dir).lexically_normal().string()}, {"index", index},
+                                {"files", sum.files}, {"bytes", sum.bytes}, {"notes", sum.notes}};
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << "wrote the site: " << sum.files.size() << " files, " << sum.bytes << " bytes\n"
+              << "open file://" << index << "\n";
+  }
+  return 0;
+}
+
 int run_sweep(const Common& c, const ScenarioInputs& in, gs::SweepRequest req) {
   gs::Registry reg = load_registry(c);
   Scenario s = build_scenario(reg, library(reg, c), in);
@@ -280,6 +305,18 @@ int run_next_work(const Common& c, gs::NextWorkRequest req) {
   return gs::next_work_command(reg, req, std::cout, std::cerr);
 }
 
+int run_validate(const Common& c, gs::validate::ValidateOptions opt) {
+  gs::Registry reg = load_registry(c);
+  opt.json = c.json;
+  return gs::validate::validate_command(reg, library(reg, c), opt, std::cout, std::cerr);
+}
+
+int run_calibrate(const Common& c, gs::validate::CalibrateOptions opt) {
+  gs::Registry reg = load_registry(c);
+  opt.json = c.json;
+  return gs::validate::calibrate_command(reg, library(reg, c), opt, std::cout, std::cerr);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -319,9 +356,15 @@ int main(int argc, char** argv) {
   add_checks(report, flags);
   add_common(report, common);
 
-  auto* exp = app.add_subcommand("export", "Write a variable's dependency cone as Graphviz DOT or JSON");
-  exp->add_option("format", format, "dot or json")->required()->check(CLI::IsMember({"dot", "json"}));
-  exp->add_option("target", target, "root variable of the cone")->required();
+  auto* exp = app.add_subcommand("export", "Write a variable's dependency cone as Graphviz DOT or JSON, or the observatory site");
+  exp->add_option("format", format, "dot, json, or site (a static website; needs --out)")->required()->check(CLI::IsMember({"dot", "json", "site"}));
+  exp->add_option("target", target, "root variable of the cone (dot and json)");
+  gs::site::SiteOptions site_opt;
+  exp->add_option("--out", site_opt.out_dir, "site: folder to write (created; only the site's own files are replaced)");
+  exp->add_option("--preset", site_opt.presets, "site: a scenario the pages offer (repeatable; default: the default preset)")->allow_extra_args(false);
+  exp->add_option("--runs", site_opt.runs_csv, "site: CSV of published runs for the validation view (default: $GSTACK_RUNS, else shared/data/calibration-runs.csv)");
+  exp->add_flag("--run-experiments", site_opt.run_experiments, "site: also run the experiments that have a virtual engine and show their artifacts");
+  exp->add_option("--artifacts", site_opt.artifacts, "site: run-artifact file or folder to show (repeatable)")->allow_extra_args(false);
   exp->add_flag("--dependents", cone.dependents, "export the variables that depend on the target instead");
   exp->add_flag("--constraints", cone.constraints, "let constraints link variables too");
   exp->add_option("-o,--output", output, "file to write (atomically); default stdout");
@@ -379,7 +422,23 @@ int main(int argc, char** argv) {
   work->add_option("--preset", work_req.preset, "scenario to weigh inputs under (default: default, else the dense fixture)");
   work->add_option("--target", work_req.targets, "headline target (repeatable; default: the preset's targets)")->allow_extra_args(false);
   work->add_option("--limit", work_req.limit, "items to show (default 10)")->check(CLI::NonNegativeNumber);
+  work->add_option("--runs", work_req.runs_path, "published runs (CSV) to validate; list the largest residuals");
   add_common(work, common);
+
+  gs::validate::ValidateOptions validate_opt;
+  double max_median_ape = -1;
+  auto* validate = app.add_subcommand("validate", "Predict published training runs (a CSV like shared/data/calibration-runs.csv) and report the errors");
+  validate->add_option("--runs", validate_opt.runs_path, "CSV of published runs")->required();
+  validate->add_option("--max-median-ape", max_median_ape, "exit 1 when the tier-A throughput median APE (percent) exceeds this")
+      ->check(CLI::NonNegativeNumber);
+  add_common(validate, common);
+
+  gs::validate::CalibrateOptions calibrate_opt;
+  auto* calibrate = app.add_subcommand("calibrate", "Fit the shared efficiency parameters to the tier-A throughput of published runs");
+  calibrate->add_option("--runs", calibrate_opt.runs_path, "CSV of published runs")->required();
+  calibrate->add_option("--out", calibrate_opt.out_path, "preset file to write (e.g. presets/calibration/fitted.toml); default: print it");
+  calibrate->add_option("--param", calibrate_opt.params, "variable to fit (repeatable; default: the documented shared set)")->allow_extra_args(false);
+  add_common(calibrate, common);
 
   try {
     app.parse(argc, argv);
@@ -404,6 +463,18 @@ int main(int argc, char** argv) {
     if (verify->parsed()) return run_verify(common, verify_req);
     if (audit->parsed()) return run_scenario_audit(common, audit_req);
     if (work->parsed()) return run_next_work(common, work_req);
+    if (validate->parsed()) {
+      if (max_median_ape >= 0) validate_opt.max_median_ape = max_median_ape;
+      return run_validate(common, validate_opt);
+    }
+    if (calibrate->parsed()) return run_calibrate(common, calibrate_opt);
+    if (format == "site") {
+      if (site_opt.out_dir.empty()) throw UsageError("export site needs --out DIR");
+      if (!target.empty()) throw UsageError("export site takes no target; pick scenarios with --preset");
+      return run_export_site(common, site_opt);
+    }
+    if (target.empty()) throw UsageError("export " + format + " needs a TARGET variable");
+    if (!site_opt.out_dir.empty() || !site_opt.presets.empty()) throw UsageError("--out and --preset belong to export site");
     return run_export(common, format, target, cone, output);
   } catch (const std::exception& e) {
     // Every error that reaches here is about the input: the image, a preset, a name or a value.

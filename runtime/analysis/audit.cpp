@@ -150,8 +150,8 @@ int scenario_audit_command(const Registry& reg, const AuditRequest& req, std::os
     for (const auto& e : entries) j["presets"].push_back(entry_json(reg, e));
     out << j.dump(2) << "\n";
   } else {
-    out << fmt::format("Scenario audit: {} presets: {} ok, {} with issues, {} without targets, {} not loading; {} without a source\n",
-                       entries.size(), ok, with_issues, no_targets, errors, unsourced);
+    out << fmt::format("Scenario audit: {} preset{}: {} ok, {} with issues, {} without targets, {} not loading; {} without a source\n",
+                       entries.size(), entries.size() == 1 ? "" : "s", ok, with_issues, no_targets, errors, unsourced);
     out << fmt::format("  issues {}\n", issues);
     for (const auto& e : entries) {
       out << fmt::format("\n  {}: {}  sourced={}  assignments={}  variants={}  uncertain={}  targets={}  issues={}\n", e.name, e.status,

@@ -12,6 +12,11 @@
 #include "runtime/presets.h"
 #include "runtime/resolver.h"
 
+#ifdef GSTACK_HAVE_VALIDATE
+#include "runtime/validate/runs.h"
+#include "runtime/validate/validate.h"
+#endif
+
 namespace gs {
 
 using analysis_output::json;
@@ -22,6 +27,7 @@ namespace {
 // where the next hour of work pays off.
 constexpr double kUnsourcedThreshold = 0.01;
 constexpr double kUncertaintyThreshold = 0.1;
+constexpr size_t kResiduals = 5;  // the worst fits worth a look at once
 
 std::string join_names(const Registry& reg, const std::vector<uint32_t>& vars, size_t limit = 3) {
   std::string s;
@@ -53,17 +59,23 @@ NextWork next_work(const Registry& reg, const NextWorkRequest& req) {
   const Preset& preset = scenario.presets.front();
   const std::string preset_arg = " --preset " + nw.preset;
 
+  // Influence is weighed on the headline targets (--target, else the model's cost per token, else the
+  // preset's targets) so that intermediate quantities do not crowd the list; blocking inputs count
+  // for every target the preset reports as well.
   for (const auto& t : req.targets) nw.targets.push_back(lookup_variable(reg, t, "target variable"));
-  if (nw.targets.empty())
-    for (const auto& [label, v] : preset.targets) nw.targets.push_back(v);
   if (nw.targets.empty()) {
     if (auto v = reg.find_var("econ.cost.per_token")) nw.targets.push_back(*v);
-    else throw PresetError("preset '" + nw.preset + "' names no [targets]; pass --target NAME");
+    else
+      for (const auto& [label, v] : preset.targets) nw.targets.push_back(v);
   }
+  if (nw.targets.empty()) throw PresetError("preset '" + nw.preset + "' names no [targets]; pass --target NAME");
+  std::vector<uint32_t> examined = nw.targets;
+  for (const auto& [label, v] : preset.targets)
+    if (std::find(examined.begin(), examined.end(), v) == examined.end()) examined.push_back(v);
 
-  // 0. The model's own gates (the fast profile).
+  // 0. The model's own gates (the fast profile). Its preset check is left out: gaps in presets are
+  // what the blocking items below and scenario-audit report, one input at a time.
   VerifyRequest vreq;
-  vreq.presets_dir = req.presets_dir;
   for (const auto& c : verify_checks(reg, vreq)) {
     if (c.status != "fail") continue;
     nw.items.push_back(WorkItem{"verify-failure", "Fix the failing verify check '" + c.name + "'",
@@ -75,7 +87,8 @@ NextWork next_work(const Registry& reg, const NextWorkRequest& req) {
   const Graph graph(reg);
   std::map<uint32_t, Blocking> blocking;
   std::map<uint32_t, Influential> influential;
-  for (uint32_t t : nw.targets) {
+  for (uint32_t t : examined) {
+    const bool headline = std::find(nw.targets.begin(), nw.targets.end(), t) != nw.targets.end();
     InfluenceResult r = influence(reg, scenario.assignments, scenario.variants, t, graph, scenario.uncertain);
     for (const auto& in : r.inputs) {
       if (in.status == "missing") {
@@ -83,17 +96,21 @@ NextWork next_work(const Registry& reg, const NextWorkRequest& req) {
         b.targets.push_back(t), b.category = in.category, b.dependents = in.dependents;
         continue;
       }
-      if (!in.elasticity) continue;
+      if (!headline || !in.elasticity) continue;
       Influential& f = influential[in.var];
       if (!f.seen || std::fabs(*in.elasticity) > std::fabs(f.elasticity)) f.elasticity = *in.elasticity, f.target = t, f.seen = true;
       f.has_distribution = in.distribution.has_value();
     }
   }
   for (const auto& [v, b] : blocking) {
+    const std::string& name = reg.var(v).name;
+    const std::string title = b.category == "variant-family"      ? "Select a variant for " + name
+                              : b.category == "symbolic-boundary" ? "Give " + name + " (or the inputs of its relation) a sourced value"
+                                                                  : "Give " + name + " a sourced value";
     nw.items.push_back(WorkItem{
-        "blocking-input", "Give " + reg.var(v).name + " a sourced value",
-        fmt::format("no value under {}; blocks {} ({}); {}; {} dependents", nw.preset, join_names(reg, b.targets), family_of(reg.var(v).name),
-                    b.category, b.dependents),
+        "blocking-input", title,
+        fmt::format("no value under {}; blocks {}; family {}, {} boundary; {} dependents", nw.preset, join_names(reg, b.targets),
+                    family_of(name), b.category, b.dependents),
         "gpu-stack resolve " + reg.var(b.targets.front()).name + preset_arg + " --missing", 1,
         double(b.targets.size()) * 1e6 + double(b.dependents)});
   }
@@ -118,9 +135,39 @@ NextWork next_work(const Registry& reg, const NextWorkRequest& req) {
     }
   }
 
-  // 3. Calibration residuals need the validation library, which this build does not have yet.
-  nw.notes.push_back("calibration residuals: skipped (no calibration report is available in this build; "
-                     "`gpu-stack validate` will provide one)");
+  // 3. The weakest fits: the published runs the model predicts worst (their primary throughput metric).
+  if (req.runs_path.empty()) {
+    nw.notes.push_back("calibration residuals: not examined; pass --runs FILE.csv (e.g. shared/data/calibration-runs.csv)");
+  } else {
+#ifdef GSTACK_HAVE_VALIDATE
+    const auto report = validate::run_validation(reg, lib, validate::read_runs(req.runs_path), req.runs_path);
+    std::vector<const validate::RowResult*> fitted;
+    for (const auto& row : report.rows)
+      if (row.built() && row.primary && *row.primary < row.metrics.size()) fitted.push_back(&row);
+    std::sort(fitted.begin(), fitted.end(), [](const validate::RowResult* a, const validate::RowResult* b) {
+      const double x = a->metrics[*a->primary].ape, y = b->metrics[*b->primary].ape;
+      return x != y ? x > y : a->scenario.id < b->scenario.id;
+    });
+    auto median = report.summary.find("throughput");
+    for (size_t i = 0; i < fitted.size() && i < kResiduals; ++i) {
+      const auto& row = *fitted[i];
+      const auto& m = row.metrics[*row.primary];
+      nw.items.push_back(WorkItem{
+          "calibration-residual",
+          fmt::format("Explain the {:.1f}% {} error on published run {}", m.ape, m.observation.metric, row.scenario.id),
+          fmt::format("predicted {:.4g} vs reported {:.4g} {}; group {}, tier {}{}", m.predicted, m.observation.reported,
+                      m.observation.unit, row.scenario.group, row.scenario.tier,
+                      median == report.summary.end() ? std::string()
+                                                      : fmt::format("; median throughput error over {} runs {:.1f}%",
+                                                                    median->second.n, median->second.median_ape)),
+          "gpu-stack validate --runs " + req.runs_path, 3, m.ape});
+    }
+    nw.notes.push_back(fmt::format("calibration residuals: {} of {} runs in {} could be predicted", fitted.size(), report.rows_read,
+                                   req.runs_path));
+#else
+    nw.notes.push_back("calibration residuals: skipped (this build has no validation library)");
+#endif
+  }
 
   // 5. The heaviest family of registry roots, the reference's fallback priority.
   auto families = root_families(reg, root_debt_rows(reg, graph));

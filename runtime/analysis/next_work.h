@@ -19,6 +19,7 @@ struct NextWorkRequest {
   std::vector<std::string> targets;  // variable names; empty: the preset's [targets], else econ.cost.per_token
   size_t limit = 10;
   bool json = false;
+  std::string runs_path;  // published runs (CSV) to validate; the largest residuals become items
 };
 
 struct WorkItem {

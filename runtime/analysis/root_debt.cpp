@@ -203,7 +203,9 @@ void print_influence(const Registry& reg, const AnalysisScenario& s, const RootD
            {"unit", t.unit},
            {"si_unit", reg.units().describe(t.dim)}};
     if (r.value) j["display"] = format_quantity(reg.units(), t, *r.value);
-    else j["formula"] = r.formula;
+    // The formula in the missing inputs can be very long (GiNaC prints shared subexpressions in full);
+    // its start is enough to see what it depends on, and `resolve --json` gives the whole of it.
+    else j["formula"] = r.formula.size() > 400 ? r.formula.substr(0, 400) + " ..." : r.formula;
     j["complete"] = r.missing == 0 && r.value.has_value();
     j["include_constraints"] = req.include_constraints;
     j["inputs"] = r.inputs.size();
@@ -248,7 +250,8 @@ void print_influence(const Registry& reg, const AnalysisScenario& s, const RootD
       << "\n";
   out << fmt::format("  inputs         {} in the cone ({} missing); {} registry roots outside it (no influence)\n", r.inputs.size(),
                      r.missing, roots_outside);
-  out << fmt::format("  elasticity     d ln y / d ln x at the scenario's point (GiNaC derivatives along {} relations{})\n", r.steps,
+  out << fmt::format("  elasticity     d ln y / d ln x at the scenario's point (GiNaC derivatives along {} relation{}{})\n", r.steps,
+                     r.steps == 1 ? "" : "s",
                      r.numeric_partials ? fmt::format(", {} by finite difference", r.numeric_partials) : "");
   if (have_shares)
     out << "  variance share " << method << "; linear sd " << format_quantity(reg.units(), t, *r.linear_sd) << "\n";
@@ -285,21 +288,24 @@ void print_influence(const Registry& reg, const AnalysisScenario& s, const RootD
   std::vector<uint32_t> vars;
   for (size_t i = 0; i < shown; ++i) vars.push_back(r.inputs[i].var);
   const size_t nw = width_of(reg, vars, 5);
-  std::vector<std::string> values;
-  size_t vw = 5;
+  std::vector<std::string> values, kinds;
+  size_t vw = 5, kw = 4;
   for (size_t i = 0; i < shown; ++i) {
-    values.push_back(r.inputs[i].status == "missing" ? "missing" : analysis_output::quantity(reg, r.inputs[i].var, r.inputs[i].value));
-    vw = std::max(vw, values.back().size());
+    const auto& in = r.inputs[i];
+    values.push_back(in.status == "missing" ? "missing" : analysis_output::quantity(reg, in.var, in.value));
+    kinds.push_back(in.status == "missing" ? in.category : in.status);
+    vw = std::max(vw, values.back().size()), kw = std::max(kw, kinds.back().size());
   }
-  out << fmt::format("{:>4}  {:>14}  {:>9}  {:>10}  {:<{}}  {:<{}}  {:<8}  {}\n", "rank", "elasticity", "var.share", "dependents", "input",
-                     nw, "value", vw, "kind", "set by");
+  out << fmt::format("{:>4}  {:>14}  {:>9}  {:>10}  {:<{}}  {:<{}}  {:<{}}  {}\n", "rank", "elasticity", "var.share", "dependents", "input",
+                     nw, "value", vw, "kind", kw, "set by");
   for (size_t i = 0; i < shown; ++i) {
     const auto& in = r.inputs[i];
     std::string e = in.status == "missing" ? "BLOCKS" : in.elasticity ? analysis_output::signed_number(*in.elasticity) : "n/a";
     std::string share = in.variance_share ? analysis_output::percent(*in.variance_share) : "-";
-    std::string kind = in.status == "missing" ? in.category : in.status;
-    out << fmt::format("{:>4}  {:>14}  {:>9}  {:>10}  {:<{}}  {:<{}}  {:<8}  {}\n", i + 1, e, share, in.dependents, reg.var(in.var).name, nw,
-                       values[i], vw, kind, origin_text(s, in.var));
+    std::string line = fmt::format("{:>4}  {:>14}  {:>9}  {:>10}  {:<{}}  {:<{}}  {:<{}}  {}", i + 1, e, share, in.dependents,
+                                   reg.var(in.var).name, nw, values[i], vw, kinds[i], kw, origin_text(s, in.var));
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out << line << "\n";
   }
 }
 

@@ -30,7 +30,7 @@ struct VerifyRequest {
 
 struct VerifyCheck {
   std::string name;
-  std::string status;  // ok, warn, fail
+  std::string status;  // ok, warn, fail, skip (not run: an earlier check found the image unsound)
   std::string summary;
   std::vector<std::string> details;
   double seconds = 0;

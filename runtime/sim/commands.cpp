@@ -1,6 +1,7 @@
 #include "runtime/sim/commands.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <exception>
 #include <fstream>
 #include <sstream>
@@ -22,7 +23,10 @@ namespace gs::sim {
 
 using research::Json;
 
-std::string default_experiments_dir() { return GSTACK_EXPERIMENTS_DIR; }
+std::string default_experiments_dir() {
+  const char* env = std::getenv("GSTACK_EXPERIMENTS");
+  return env && *env ? env : GSTACK_EXPERIMENTS_DIR;
+}
 
 int simulate_command(const SimulateArgs& args, std::ostream& out, std::ostream& err) {
   Scenario sc;

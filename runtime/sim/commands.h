@@ -39,7 +39,7 @@ struct ExperimentRunArgs {
 };
 int experiment_run_command(const ExperimentRunArgs& args, std::ostream& out, std::ostream& err);
 
-// The experiments/ folder of the source tree this library was built from.
+// $GSTACK_EXPERIMENTS when set, else the experiments/ folder of the source tree this library was built from.
 std::string default_experiments_dir();
 
 }  // namespace gs::sim

@@ -2,7 +2,7 @@
 // on every conforming machine. The C library's log/exp/sin/cos are not specified to the last bit and do
 // differ between libm implementations, which would make a seeded run machine-dependent. Accuracy is a few
 // ulp, which is plenty for sampling and spectra; the point is reproducibility, not correct rounding.
-// (The project compiles in ISO mode, where GCC does not contract a*b+c into a fused multiply-add.)
+// (gs_sim compiles with -ffp-contract=off, so a*b+c is never fused into one rounding.)
 #pragma once
 
 namespace gs::sim {

@@ -31,6 +31,10 @@ std::vector<std::string> id_list(const Json& j, const char* key) {
   return out;
 }
 
+struct E001Policy {
+  std::string id, role;
+};
+
 const std::vector<E001Policy>& policies() {
   static const std::vector<E001Policy> p = {
       {"synchronous", "preregistered_baseline"}, {"fixed_local", "preregistered_baseline"}, {"adaptive_cadence", "hypothesis_policy"}};

@@ -15,11 +15,6 @@
 
 namespace gs::sim {
 
-struct E001Policy {
-  std::string id;    // synchronous, fixed_local, adaptive_cadence
-  std::string role;  // preregistered_baseline, hypothesis_policy
-};
-
 struct E001Scenario {
   research::Json raw;  // the file as read, validated
   uint64_t seed = 0;

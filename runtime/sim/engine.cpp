@@ -44,18 +44,24 @@ State::State(const Scenario& s, const SimOptions& o)
       rng_fail(derive_seed(o.seed, kStreamFailures)), rng_repair(derive_seed(o.seed, kStreamRepairs)),
       rng_straggle(derive_seed(o.seed, kStreamStragglers)), rng_maint(derive_seed(o.seed, kStreamMaintenance)),
       rng_jitter(derive_seed(o.seed, kStreamJitter)) {
+  setup_sites();
+  setup_jobs();
+  schedule_world();
+}
+
+void State::setup_sites() {
   for (const auto& st : sc.storages)
-    storages[st.id] = {static_cast<int32_t>(net.add_resource("storage:" + st.id + ":write", st.write_bw)),
-                       static_cast<int32_t>(net.add_resource("storage:" + st.id + ":read", st.read_bw)),
+    storages[st.id] = {static_cast<int32_t>(net.add_resource(st.write_bw)),
+                       static_cast<int32_t>(net.add_resource(st.read_bw)),
                        st.site.empty() ? -1 : static_cast<int32_t>(sc.site_index(st.site)), st.write_bw, st.read_bw};
-  Rng rng_static(derive_seed(o.seed, kStreamStatic));
+  Rng rng_static(derive_seed(opt.seed, kStreamStatic));
   uint64_t node_base = 0, gpu_base = 0;
   for (const auto& spec : sc.sites) {
     Site site;
     site.spec = &spec;
     site.first_node = node_base;
     site.first_gpu = gpu_base;
-    if (spec.state_io_bw) site.state_io = static_cast<int32_t>(net.add_resource("site:" + spec.id + ":state_io", *spec.state_io_bw));
+    if (spec.state_io_bw) site.state_io = static_cast<int32_t>(net.add_resource(*spec.state_io_bw));
     auto slow = sample_node_slowdowns(spec.nodes, spec.gpus_per_node, sc.stragglers.static_sigma, rng_static);
     for (uint32_t i = 0; i < spec.nodes; ++i) {
       Node n;
@@ -69,10 +75,13 @@ State::State(const Scenario& s, const SimOptions& o)
     sites.push_back(std::move(site));
   }
   for (const auto& l : sc.links) {
-    link_resource.push_back(static_cast<int32_t>(net.add_resource("wan:" + l.id, l.bandwidth)));
+    link_resource.push_back(static_cast<int32_t>(net.add_resource(l.bandwidth)));
     link_ends.push_back({static_cast<uint32_t>(sc.site_index(l.a)), static_cast<uint32_t>(sc.site_index(l.b))});
   }
+}
 
+void State::setup_jobs() {
+  // The policies' declared prior for repairs: the rate-weighted median repair time of the data.
   double repair_rate = 0, repair_weighted = 0;
   for (const auto& f : sc.failures)
     if (f.removes_node) {
@@ -92,11 +101,8 @@ State::State(const Scenario& s, const SimOptions& o)
       pol.label = recovery_name(pol.recovery);
     }
     const auto& w = j.spec->workload;
-    bool continues = pol.recovery == Recovery::elastic || pol.recovery == Recovery::adaptive;
-    if ((continues && (!w.reconfig_s || !w.state_transfer_bw)) ||
-        (pol.recovery == Recovery::in_memory && (!w.memory_ckpt_s || !w.memory_restore_s || pol.durable_every < 1)) ||
-        (pol.recovery == Recovery::adaptive && pol.envelope.ranges.empty()))
-      throw std::invalid_argument(fmt::format("job '{}' lacks the inputs the {} policy needs", j.spec->id, recovery_name(pol.recovery)));
+    if (std::string missing = policy_prerequisites_missing(pol, w); !missing.empty())
+      throw std::invalid_argument(fmt::format("job '{}': the {} policy needs {}", j.spec->id, recovery_name(pol.recovery), missing));
     j.policy = Policy(pol);
     j.use_spares = pol.recovery != Recovery::wait_restore;
     j.result.id = j.spec->id;
@@ -126,14 +132,19 @@ State::State(const Scenario& s, const SimOptions& o)
     refresh_capacity(j);
     j.nominal_capacity = j.active_capacity;
     if (w.state_transfer_bw)
-      j.transfer_resource = static_cast<int32_t>(net.add_resource("job:" + j.spec->id + ":state_transfer", *w.state_transfer_bw));
+      j.transfer_resource = static_cast<int32_t>(net.add_resource(*w.state_transfer_bw));
     j.prior_mtbf_s = 1.0 / job_failure_rate_per_s(sc.failures, j.result.gpus, j.slots.size());
+  }
+}
+
+void State::schedule_world() {
+  for (size_t i = 0; i < sites.size(); ++i) power_changed(static_cast<uint32_t>(i));
+  for (const auto& j : jobs) {
     push(j.spec->start_ns, Priority::observation, kJobStart, j.index);
     if (sc.maintenance.rate_per_job_s > 0)
       push(j.spec->start_ns + static_cast<int64_t>(std::ceil(rng_maint.exponential(sc.maintenance.rate_per_job_s) * 1e9)),
            Priority::observation, kMaintenanceNotice, j.index);
   }
-  for (size_t i = 0; i < sites.size(); ++i) power_changed(static_cast<uint32_t>(i));
   schedule_failure();
   if (sc.stragglers.transient_rate_per_node_s > 0) schedule_straggler();
   for (size_t i = 0; i < sc.events.size(); ++i) {

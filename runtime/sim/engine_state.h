@@ -42,7 +42,6 @@ struct Site {
   std::set<uint32_t> spares;  // available, unassigned nodes; lowest id is taken first
   int32_t state_io = -1;  // network resource for inter-site transfers (-1: unlimited)
   std::vector<std::pair<uint32_t, double>> grid_limits, cooling_limits;  // active timed limits (event, watts)
-  bool out = false;
   double allowed_w = std::numeric_limits<double>::infinity();  // IT power the site may draw now (infinity: no limit)
   double rho = 1;           // share of the dynamic GPU power the facility can grant (power cap)
   bool power_paused = false;
@@ -91,7 +90,6 @@ struct Job {
   bool checkpoint_requested = false, rejoin_wanted = false, use_spares = true;
   bool needs_restore = false;        // rolled back; a restart must load the checkpoint before work resumes
   bool failed_while_paused = false;  // a failure hit the paused job; the policy sees it when the pause ends
-  RecoveryAction pending = RecoveryAction::none;
   // Current activity.
   int64_t seg_start = 0, step_ns = 0, compute_ns = 0;  // compute_ns: compute part of a traced step
   uint64_t seg_steps = 0;
@@ -115,7 +113,6 @@ struct Job {
   int64_t compute_total = 0, since_durable_ns = 0, since_memory_ns = 0;
   double gpu_s_since_durable = 0, gpu_s_since_memory = 0;
   JobResult result;
-  int64_t next_maintenance_ns = -1;
 };
 
 struct StorageRef {
@@ -144,6 +141,9 @@ struct State {
   SimResult result;
 
   State(const Scenario& s, const SimOptions& o);
+  void setup_sites();
+  void setup_jobs();
+  void schedule_world();  // job starts, the first failure and straggler, maintenance, timed events
   void push(int64_t t, Priority p, Kind k, uint32_t target, uint32_t gen = 0, uint16_t arg = 0) {
     q.push(t, now, p, k, target, gen, arg);
   }

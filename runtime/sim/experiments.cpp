@@ -10,8 +10,6 @@ namespace gs::sim {
 
 using research::Json;
 
-bool has_runner(const std::string& id) { return id == "E001" || id == "E002"; }
-
 ExperimentOutcome run_experiment(const research::ExperimentProtocol& protocol, const Json& scenario, std::optional<uint64_t> seed) {
   const std::string& id = protocol.experiment_id;
   Json payload;

@@ -21,7 +21,6 @@ struct ExperimentOutcome {
   std::string conclusion;
 };
 
-bool has_runner(const std::string& experiment_id);
 // Throws std::invalid_argument for a bad scenario or an experiment without a runner.
 ExperimentOutcome run_experiment(const research::ExperimentProtocol& protocol, const research::Json& scenario,
                                  std::optional<uint64_t> seed);

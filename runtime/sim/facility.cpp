@@ -113,7 +113,6 @@ void State::on_outage(uint32_t event, bool start) {
   const TimedEvent& e = sc.events[event];
   uint32_t si = static_cast<uint32_t>(sc.site_index(e.site));
   Site& s = sites[si];
-  s.out = start;
   uint64_t end = s.first_node + s.spec->nodes;
   if (start) {
     // Interrupt each affected job once, then take every node away.

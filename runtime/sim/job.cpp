@@ -147,12 +147,12 @@ Observation State::observe(const Job& j, Epoch e) const {
   o.step_s = j.last_step_s;
   // Before the first checkpoint the job can only estimate its cost from the sizes and bandwidths it
   // was configured with; afterwards it knows what the last one took.
+  std::map<const StorageRef*, double> bytes_per_store;  // sites writing to one store share it
+  for (const auto& r : j.replicas) bytes_per_store[&storage_of(j, r.site)] += w.state_bytes * r.capacity / j.nominal_capacity;
   double write_est = 0, read_est = 0;
-  for (uint32_t si : j.sites) {
-    const StorageRef& st = storage_of(j, si);
-    double share = w.state_bytes / double(j.sites.size());
-    if (st.write_bw > 0) write_est = std::max(write_est, share / st.write_bw);
-    if (st.read_bw > 0) read_est = std::max(read_est, share / st.read_bw);
+  for (const auto& [st, bytes] : bytes_per_store) {
+    write_est = std::max(write_est, bytes / st->write_bw);
+    read_est = std::max(read_est, bytes / st->read_bw);
   }
   o.checkpoint_write_s = j.last_ckpt_write_s > 0 ? j.last_ckpt_write_s : write_est;
   o.memory_write_s = w.memory_ckpt_s.value_or(0);
@@ -256,12 +256,14 @@ void State::on_segment_end(Job& j, uint16_t arg) {
   next_action(j);
 }
 
-// Something changed the step time mid-segment: finish the step in progress, then plan again.
+// Something changed the step time or asked for a boundary mid-segment: end the segment at the next step
+// boundary (now, if a step has just finished), then plan again.
 void State::replan(Job& j) {
   if (j.phase != Phase::computing || j.spec->trace_phases) return;
-  uint64_t k = uint64_t((now - j.seg_start) / j.step_ns);
-  if (k + 1 >= j.seg_steps) return;
-  j.seg_steps = k + 1;
+  int64_t elapsed = now - j.seg_start;
+  uint64_t end = uint64_t(elapsed / j.step_ns) + (elapsed % j.step_ns ? 1 : 0);
+  if (end >= j.seg_steps) return;
+  j.seg_steps = end;
   ++j.gen;
   push(j.seg_start + int64_t(j.seg_steps) * j.step_ns, Priority::completion, kSegmentEnd, j.index, j.gen, 1);
 }
@@ -625,7 +627,8 @@ void State::finish_job(Job& j) {
     s.node = -1;
   }
   for (auto& r : j.replicas) r.filled = 0;
-  for (uint32_t si : j.sites) power_changed(si);
+  // Under a power limit the finished job's share of the budget goes to the jobs still running.
+  for (uint32_t si : j.sites) std::isfinite(sites[si].allowed_w) ? update_power_caps(si) : power_changed(si);
   stopped = std::all_of(jobs.begin(), jobs.end(), [](const Job& x) { return x.phase == Phase::done; });
 }
 

@@ -6,8 +6,8 @@
 
 namespace gs::sim {
 
-uint32_t Network::add_resource(std::string id, double capacity) {
-  resources_.push_back({std::move(id), capacity, {}});
+uint32_t Network::add_resource(double capacity) {
+  resources_.push_back({capacity, {}});
   return static_cast<uint32_t>(resources_.size() - 1);
 }
 

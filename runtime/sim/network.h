@@ -6,15 +6,13 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
 #include <vector>
 
 namespace gs::sim {
 
 class Network {
  public:
-  uint32_t add_resource(std::string id, double capacity_bytes_per_s);
-  const std::string& resource_id(uint32_t r) const { return resources_[r].id; }
+  uint32_t add_resource(double capacity_bytes_per_s);
 
   // A completion time that changed: the caller schedules (flow, gen) at `time`; older events of the same
   // flow carry a stale generation and are ignored.
@@ -38,7 +36,6 @@ class Network {
 
  private:
   struct Resource {
-    std::string id;
     double capacity = 0;
     std::vector<uint32_t> active;  // flows, ascending id
   };

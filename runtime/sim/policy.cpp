@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "runtime/sim/failures.h"
 
@@ -28,6 +29,28 @@ const char* action_name(RecoveryAction a) {
     case RecoveryAction::continue_elastic: return "continue_elastic";
   }
   return "?";
+}
+
+std::string policy_prerequisites_missing(const PolicySpec& p, const WorkloadInputs& w) {
+  std::vector<std::string> missing;
+  if (p.recovery == Recovery::elastic || p.recovery == Recovery::adaptive) {
+    if (!w.reconfig_s) missing.push_back("training.elastic.reconfig_time");
+    if (!w.state_transfer_bw) missing.push_back("cluster.state_transfer.bw");
+    if (!(p.min_replica_fraction > 0 && p.min_replica_fraction <= 1)) missing.push_back("min_replica_fraction in (0, 1]");
+  }
+  if (p.recovery == Recovery::in_memory) {
+    if (!w.memory_ckpt_s) missing.push_back("training.checkpoint.memory_write_time");
+    if (!w.memory_restore_s) missing.push_back("training.checkpoint.memory_restore_time");
+    if (p.durable_every < 1) missing.push_back("durable_every >= 1");
+    if (p.peer_group_nodes < 2) missing.push_back("peer_group >= 2");
+  }
+  if (p.recovery == Recovery::adaptive) {
+    if (p.envelope.ranges.empty() || p.envelope.source.empty()) missing.push_back("a calibration envelope with its source");
+    if (!(p.prior_failures > 0)) missing.push_back("prior_failures > 0");
+  }
+  std::string out;
+  for (const auto& m : missing) out += (out.empty() ? "" : ", ") + m;
+  return out;
 }
 
 bool is_envelope_feature(const std::string& name) {

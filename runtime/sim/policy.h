@@ -9,7 +9,6 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <string>
 
 #include "runtime/sim/scenario.h"
@@ -60,6 +59,10 @@ struct Decision {
   bool checkpoint_now = false;
   bool abstained = false;     // the adaptive policy was outside its calibrated range and acted as the baseline
 };
+
+// What a policy needs from the job's inputs and its own settings; empty when it has everything. The
+// scenario checks its own policies, the engine checks a recovery that replaces them.
+std::string policy_prerequisites_missing(const PolicySpec& policy, const WorkloadInputs& workload);
 
 // The features the adaptive policy's calibration envelope may bound.
 //   replica_loss_fraction  share of replicas not intact at the failure

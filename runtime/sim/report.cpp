@@ -130,6 +130,7 @@ std::string result_text(const SimResult& r) {
                      h.facility_energy_j / 3.6e9, r.peak_it_w / 1e6);
   auto usd = [](const std::optional<double>& v) { return v ? fmt::format("{:.0f} USD", *v) : std::string("not modelled"); };
   out += fmt::format("cost: energy {}, GPU time {}\n", usd(h.energy_cost_usd), usd(h.gpu_cost_usd));
+  out += "energy boundary: GPU power by job phase, node host power, site base load, static PUE; not network, storage or nodes under repair\n";
   out += fmt::format("invariants: work conserved {}, time partitioned {}, causality violations {} in {} events\n",
                      r.work_conserved() ? "yes" : "NO", r.time_partitioned() ? "yes" : "NO", r.causality_violations, r.events);
   return out;

@@ -27,6 +27,10 @@ Rng::Rng(uint64_t seed) {
   for (auto& w : s_) w = splitmix64(st);
 }
 
+Rng::Rng(const std::array<uint64_t, 4>& state) {
+  for (int i = 0; i < 4; ++i) s_[i] = state[i];
+}
+
 uint64_t Rng::next() {
   uint64_t result = rotl(s_[1] * 5, 7) * 9;
   uint64_t t = s_[1] << 17;

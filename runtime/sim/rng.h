@@ -3,6 +3,7 @@
 // the std:: distributions, whose algorithms differ between standard libraries.
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 namespace gs::sim {
@@ -15,6 +16,7 @@ uint64_t derive_seed(uint64_t seed, uint64_t stream);
 class Rng {
  public:
   explicit Rng(uint64_t seed);
+  explicit Rng(const std::array<uint64_t, 4>& state);  // a raw state, as the published test vectors use
   uint64_t next();
   double uniform();        // [0, 1), 53 random bits
   double uniform_open();   // (0, 1)

@@ -138,14 +138,8 @@ void Scenario::finalize() {
           check(s.id != pl.site || !s.storage.empty(), who + " checkpoints but site '" + pl.site + "' has no storage");
     check(pol.cadence != Cadence::fixed_steps || pol.cadence_value >= 1, who + ": a fixed checkpoint interval needs >= 1 step");
     check(pol.cadence != Cadence::fixed_time || pol.cadence_value > 0, who + ": a fixed checkpoint interval needs a positive time");
-    bool continues = pol.recovery == Recovery::elastic || pol.recovery == Recovery::adaptive;
-    check(!continues || (w.reconfig_s && w.state_transfer_bw),
-          who + ": elastic continuation needs training.elastic.reconfig_time and cluster.state_transfer.bw");
-    check(!continues || (pol.min_replica_fraction > 0 && pol.min_replica_fraction <= 1), who + ": min_replica_fraction must lie in (0, 1]");
-    check(pol.recovery != Recovery::in_memory || (w.memory_ckpt_s && w.memory_restore_s && pol.durable_every >= 1 && pol.peer_group_nodes >= 2),
-          who + ": in-memory checkpoints need training.checkpoint.memory_write_time, memory_restore_time, durable_every >= 1 and peer_group >= 2");
-    check(pol.recovery != Recovery::adaptive || (!pol.envelope.ranges.empty() && !pol.envelope.source.empty() && pol.prior_failures > 0),
-          who + ": the adaptive policy needs a calibration envelope with its source and prior_failures > 0");
+    std::string missing = policy_prerequisites_missing(pol, w);
+    check(missing.empty(), fmt::format("{}: the {} policy needs {}", who, recovery_name(pol.recovery), missing));
     for (const auto& r : pol.envelope.ranges)
       check(is_envelope_feature(r.feature) && r.lo <= r.hi, who + ": envelope range '" + r.feature + "' is unknown or empty");
     check(pol.sync == SyncMode::fixed ? pol.local_steps >= 1

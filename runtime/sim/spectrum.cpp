@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <complex>
 #include <numbers>
 #include <tuple>
 
@@ -28,8 +27,14 @@ std::vector<double> bin_average(const std::vector<std::pair<int64_t, double>>& c
 
 namespace {
 
+// Complex arithmetic is written out on pairs of doubles: std::complex's multiplication goes through a
+// library helper whose compiled form (fused multiply-adds or not) differs between platforms.
+struct Cx {
+  double re = 0, im = 0;
+};
+
 // exp(-2 pi i k / n) for a power of two n >= 8, from an angle reduced exactly to [0, pi/4].
-std::complex<double> twiddle(size_t k, size_t n) {
+Cx twiddle(size_t k, size_t n) {
   size_t quarter = n / 4, q = k / quarter, r = k % quarter;
   double c, s;
   if (r <= quarter / 2) {
@@ -42,7 +47,7 @@ std::complex<double> twiddle(size_t k, size_t n) {
   return {c, -s};
 }
 
-void fft(std::vector<std::complex<double>>& a) {
+void fft(std::vector<Cx>& a) {
   size_t n = a.size();
   for (size_t i = 1, j = 0; i < n; ++i) {
     size_t bit = n >> 1;
@@ -51,7 +56,7 @@ void fft(std::vector<std::complex<double>>& a) {
     if (i < j) std::swap(a[i], a[j]);
   }
   // Twiddles depend only on n; a run analyses many signals of one length, so each thread keeps them.
-  thread_local std::vector<std::complex<double>> w;
+  thread_local std::vector<Cx> w;
   if (w.size() != n / 2) {
     w.resize(n / 2);
     for (size_t k = 0; k < n / 2; ++k) w[k] = twiddle(k, n);
@@ -60,9 +65,11 @@ void fft(std::vector<std::complex<double>>& a) {
     size_t step = n / len;
     for (size_t i = 0; i < n; i += len)
       for (size_t k = 0; k < len / 2; ++k) {
-        std::complex<double> u = a[i + k], v = a[i + k + len / 2] * w[k * step];
-        a[i + k] = u + v;
-        a[i + k + len / 2] = u - v;
+        const Cx& t = w[k * step];
+        Cx u = a[i + k], x = a[i + k + len / 2];
+        Cx v{x.re * t.re - x.im * t.im, x.re * t.im + x.im * t.re};
+        a[i + k] = {u.re + v.re, u.im + v.im};
+        a[i + k + len / 2] = {u.re - v.re, u.im - v.im};
       }
   }
 }
@@ -76,12 +83,12 @@ PowerSpectrum::PowerSpectrum(const std::vector<double>& samples, double dt_s) : 
   mean /= double(samples.size());
   n_ = 8;
   while (n_ < samples.size()) n_ <<= 1;
-  std::vector<std::complex<double>> a(n_, 0.0);
-  for (size_t i = 0; i < samples.size(); ++i) a[i] = samples[i] - mean;
+  std::vector<Cx> a(n_);
+  for (size_t i = 0; i < samples.size(); ++i) a[i].re = samples[i] - mean;
   fft(a);
   df_ = 1.0 / (double(n_) * dt_s);
   power_.resize(n_ / 2);
-  for (size_t k = 0; k < n_ / 2; ++k) power_[k] = std::norm(a[k]);
+  for (size_t k = 0; k < n_ / 2; ++k) power_[k] = a[k].re * a[k].re + a[k].im * a[k].im;
 }
 
 BandPower PowerSpectrum::band(double f_lo, double f_hi) const {

@@ -15,6 +15,7 @@ import argparse
 import glob
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -391,6 +392,194 @@ def export_json(cli):
 for _path in sorted(glob.glob(os.path.join(HERE, "cases_*.py"))):
     with open(_path) as _f:
         exec(compile(_f.read(), _path, "exec"), globals())
+
+
+# ---- analysis: root-debt, verify, scenario-audit, next-work (runtime/analysis, docs/analysis.md)
+
+FIXTURE_TOTAL = 30.00078  # USD: capex 30 + power 7.8e-4 over the fixture's 1e7 tokens
+
+
+def normalised_time(text):
+    import re
+    return re.sub(r"in \d+\.\d\d s\n", "in <t> s\n", text)
+
+
+@case
+def root_debt_text(cli):
+    out, _ = cli.run("root-debt", "--limit", "8")
+    cli.golden("root_debt_text", out)
+    out, _ = cli.run("root-debt", "--families", "--limit", "4", "--include-constraints")
+    cli.golden("root_debt_families", out)
+
+
+@case
+def root_debt_json(cli):
+    j = cli.json("root-debt", "--limit", "1000")
+    check(j["mode"] == "blast-radius" and j["shown"] == j["total_roots"] == len(j["rows"]), "every root shown")
+    weights = [r["dependents"] for r in j["rows"]]
+    check(weights == sorted(weights, reverse=True), "heaviest first")
+    check(all(r["boundary_category"] == "primitive-root" and r["primitive_boundary"] for r in j["rows"]), "roots are primitive")
+    with_constraints = {r["variable"]: r["dependents"] for r in cli.json("root-debt", "--include-constraints", "--limit", "1000")["rows"]}
+    check(all(with_constraints[r["variable"]] >= r["dependents"] for r in j["rows"]), "constraints only add reach")
+    f = cli.json("root-debt", "--families", "--limit", "1000")
+    check(sum(x["total_weight"] for x in f["families"]) == sum(weights), "family weights add up")
+    check(sum(x["root_count"] for x in f["families"]) == j["total_roots"], "every root in one family")
+    check(all(len(x["top_roots"]) <= 4 for x in f["families"]), "at most four heaviest roots per family")
+
+
+@case
+def root_debt_influence_text(cli):
+    out, _ = cli.run("root-debt", "--preset", "dense_training_cost_fixture", "--target", "econ.cost.per_token", "--limit", "12")
+    cli.golden("root_debt_influence_text", out)
+    out, _ = cli.run("root-debt", "--target", "econ.cost.per_token", "--assign", "training.total_tokens=1e7", "--families")
+    contains(out, "Influence on econ.cost.per_token under (command line)\n", "  value          not determined (")
+
+
+@case
+def root_debt_influence_fixture(cli):
+    args = ["root-debt", "--preset", "dense_training_cost_fixture", "--target", "econ.cost.per_token", "--limit", "1000"]
+    j = cli.json(*args, image="model")
+    check(j["complete"] and j["missing"] == 0, "the fixture resolves")
+    close(j["value"], 3.000078e-6, "cost per token")
+    rows = {r["variable"]: r for r in j["rows"]}
+    close(rows["econ.job.capex_rate"]["elasticity"], 30 / FIXTURE_TOTAL, "capex share of the cost")
+    close(rows["econ.job.capex_rate"]["derivative"], 1.5e-7, "wallclock / tokens")
+    check(abs(rows["training.total_tokens"]["elasticity"]) < 1e-12, "cost per token is flat in the token count")
+    close(rows["training.t_exposed_comm"]["elasticity"], 1 / 6, "25 of the 150 ms step")
+    close(rows["gpu.peak_flops_power_limited"]["elasticity"], -5 / 6, "125 of the 150 ms step")
+    check(rows["econ.job.capex_rate"]["origin"]["layer"] == "dense_training_cost_fixture", "origin layer")
+    ranks = [abs(r["elasticity"]) for r in j["rows"]]
+    check(ranks == sorted(ranks, reverse=True), "ranked by |elasticity|")
+    check(j["variance_method"] is None and j["rows"][0]["variance_share"] is None, "no distributions in the fixture")
+    # Distributions from a preset's [uncertainty] table: first-order shares, (dy/dx)^2 Var(x) normalised.
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "spread.toml")
+        with open(path, "w") as f:
+            f.write('extends = ["dense_training_cost_fixture"]\n[uncertainty]\n'
+                    '"econ.job.capex_rate" = { dist = "normal", mean = "20 USD/s", sd = "2 USD/s" }\n'
+                    '"econ.power.price_kwh_peak" = { dist = "normal", mean = "0.36 USD/(kW*h)", sd = "0.036 USD/(kW*h)" }\n')
+        presets = os.path.join(HERE, "..", "..", "presets")
+        j = cli.json("root-debt", "--preset", path, "--presets", presets, "--target", "econ.cost.per_token", image="model")
+        rows = {r["variable"]: r for r in j["rows"]}
+        a, b = 30.0 ** 2, 7.8e-4 ** 2  # equal 10% spreads: shares go as the squared elasticities
+        close(rows["econ.job.capex_rate"]["variance_share"], a / (a + b), "capex variance share")
+        check(abs(rows["econ.power.price_kwh_peak"]["variance_share"] - b / (a + b)) < 1e-15, "tariff variance share")
+        close(j["linear_sd"], 0.1 * (a + b) ** 0.5 / 1e7, "first-order sd")
+        check(j["variance_method"].startswith("first-order Taylor"), "method named")
+
+
+@case
+def root_debt_bad_input(cli):
+    _, err = cli.run("root-debt", "--preset", "dense_training_cost_fixture", expect=2)
+    contains(err, "pass --target NAME")
+    _, err = cli.run("root-debt", "--target", "econ.cost.per_tokn", expect=2)
+    contains(err, "did you mean 'econ.cost.per_token'")
+    cli.run("root-debt", "--limit", "x", expect=2)
+
+
+@case
+def verify_fast(cli):
+    with tempfile.TemporaryDirectory() as d:
+        out, _ = cli.run("verify", "--presets", d)
+        cli.golden("verify_fast", normalised_time(out).replace(d, "<presets>"))
+        j = cli.json("verify", "--profile", "full", "--presets", d)
+    check(j["passed"] and j["failed"] == 0, "the test model passes")
+    checks = {c["name"]: c for c in j["checks"]}
+    check(list(checks) == ["cycles", "units", "references", "symbols", "trivial", "constants", "freshness", "presets", "jit"],
+          "check order")
+    check(checks["cycles"]["status"] == "warn", "the variant-closed cycle is a warning")
+    check(checks["jit"]["status"] == "ok" and " 0 disagreeing" in checks["jit"]["summary"], "JIT agrees with GiNaC")
+    cli.run("verify", "--profile", "fastest", expect=2)
+
+
+@case
+def verify_model_full(cli):
+    # The fixture's presets only: the rest of presets/ changes independently of the model.
+    with tempfile.TemporaryDirectory() as d:
+        for name in ("dense_variant_selector.toml", "dense_training_cost_fixture.toml"):
+            shutil.copy(os.path.join(HERE, "..", "..", "presets", name), d)
+        j = cli.json("verify", "--profile", "full", "--presets", d, image="model")
+    failed = [c["name"] + ": " + "; ".join(c["details"][:3]) for c in j["checks"] if c["status"] == "fail"]
+    check(not failed, f"verify --profile full fails on the shipped model: {failed}")
+    check(j["passed"] and j["variables"] > 1000, "the shipped model passes")
+
+
+@case
+def verify_stale_image(cli):
+    gstackc = os.path.join(os.path.dirname(os.path.abspath(cli.bin)), "gstackc")
+    with tempfile.TemporaryDirectory() as d:
+        for name in ("00_units.gstack", "01_physics.gstack"):
+            shutil.copy(os.path.join(HERE, "..", "..", "model", name), d)
+        model = os.path.join(d, "t.gstack")
+        with open(model, "w") as f:
+            f.write('system t "Stale-image test"\nref n "Synthetic" kind memo\nvar t.a : m "a" ref n\n'
+                    'var t.b : m "b" ref n\neq b: t.b = 2 * t.a ref n\n')
+        image = os.path.join(d, "t.gsimg")
+        p = subprocess.run([gstackc, "compile", d, "-o", image], capture_output=True, text=True)
+        check(p.returncode == 0, f"gstackc: {p.stderr}")
+        out, _ = cli.run("verify", "--image", image, "--presets", d, image=None)
+        contains(out, "  ok    freshness   3 of 3 source files match the image\n")
+        with open(model, "a") as f:
+            f.write("# edited after the compile\n")
+        out, _ = cli.run("verify", "--image", image, "--presets", d, image=None, expect=1)
+        contains(out, "  FAIL  freshness   stale image: 1 of 3 source files changed since it was compiled\n",
+                 model + " changed since the image was compiled")
+
+
+@case
+def scenario_audit_text(cli):
+    with tempfile.TemporaryDirectory() as d:
+        def write(name, text):
+            os.makedirs(os.path.dirname(os.path.join(d, name)), exist_ok=True)
+            with open(os.path.join(d, name), "w") as f:
+                f.write(text)
+        write("full.toml", 'source = "hand"\n[assign]\n"lab.a" = "1 m"\n"lab.b" = "2 m"\n[targets]\nsum = "lab.sum"\n')
+        write("packs/gap.toml", '[assign]\n"lab.a" = "1 m"\n[targets]\nsum = "lab.sum"\nuser = "lab.x_user"\n')
+        write("bare.toml", 'source = "hand"\n[assign]\n"lab.a" = "1 m"\n')
+        write("sim/run.toml", 'schema = "gpu-stack.sim-scenario.v1"\n')
+        out, _ = cli.run("scenario-audit", "--presets", d, "--missing-families")
+        cli.golden("scenario_audit_text", out)
+        j = cli.json("scenario-audit", "--presets", d)
+        check(j["preset_count"] == 3 and j["ok"] == 1 and j["with_issues"] == 1 and j["no_targets"] == 1, "counts")
+        gap = [p for p in j["presets"] if p["preset"] == "packs/gap"][0]
+        check(not gap["sourced"] and gap["assignments"] == 1, "gap preset")
+        fams = {(f["family"], f["boundary_category"]): f["variables"] for f in gap["missing_families"]}
+        check(fams == {("lab", "primitive-root"): ["lab.b"], ("lab", "variant-family"): ["lab.x"]}, f"missing families {fams}")
+        cli.run("scenario-audit", "--presets", d, "--fail-on-issues", expect=1)
+        cli.run("scenario-audit", "--presets", d, "--preset", "full", "--fail-on-issues")
+        j = cli.json("scenario-audit", "--presets", d, "--preset", "full", "--target", "total=lab.sum")
+        check(j["presets"][0]["targets"][0]["label"] == "total", "--target relabels")
+        close(j["presets"][0]["targets"][0]["value"], 3.0, "sum")
+        _, err = cli.run("scenario-audit", "--presets", d, "--preset", "nope", expect=2)
+        contains(err, "unknown preset 'nope'")
+
+
+@case
+def next_work_json(cli):
+    j = cli.json("next-work", "--preset", "dense_training_cost_fixture", "--limit", "100", image="model")
+    check(j["preset"] == "dense_training_cost_fixture" and j["targets"] == ["econ.cost.per_token"], "headline target")
+    check([i["rank"] for i in j["items"]] == list(range(1, len(j["items"]) + 1)), "ranks")
+    check(all(set(i) >= {"rank", "kind", "title", "evidence"} for i in j["items"]), "item shape")
+    check(not any(i["kind"] == "blocking-input" for i in j["items"]), "the fixture blocks nothing")
+    check(any(i["title"] == "State the uncertainty of econ.job.capex_rate" for i in j["items"]), "high-influence point value")
+    check(j["items"][-1]["kind"] == "root-debt", "the heaviest root family comes last")
+    check(any("calibration residuals" in n for n in j["notes"]), "residuals note")
+    runs = os.path.join(HERE, "..", "..", "..", "shared", "data", "calibration-runs.csv")
+    if os.path.exists(runs):
+        j = cli.json("next-work", "--preset", "dense_training_cost_fixture", "--runs", runs, "--limit", "100", image="model")
+        check(any(runs in n for n in j["notes"]), "residuals read from the runs")
+
+
+@case
+def next_work_text(cli):
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, "gap.toml"), "w") as f:
+            f.write('[assign]\n"lab.a" = "1 m"\n[targets]\nsum = "lab.sum"\n')
+        out, _ = cli.run("next-work", "--presets", d, "--preset", "gap", "--target", "lab.sum", "--limit", "1")
+        contains(out, "Next work under gap for lab.sum\n", "  1. [blocking-input] Give lab.b a sourced value\n",
+                 "     command: gpu-stack resolve lab.sum --preset gap --missing\n")
+        _, err = cli.run("next-work", "--presets", d, "--preset", "gap", "--target", "lab.summ", expect=2)
+        contains(err, "did you mean 'lab.sum'")
 
 
 def main():

@@ -1,16 +1,41 @@
-// Shared helpers for the simulator tests: the unit table of the built model image, and scenarios.
+// Shared helpers for the simulator tests: the model's unit table, and scenarios.
 #pragma once
 
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 
+#include "compiler/compile.h"
 #include "image/image.h"
 #include "runtime/sim/scenario_toml.h"
 
 namespace gs::sim::testing {
 
-inline const gs::UnitTable& units() {
-  static const gs::Image img = gs::load_image_file(GSTACK_BINARY_DIR "/model.gsimg");
-  return img.units;
+// A registry image of model/00_units.gstack alone, so these tests do not depend on the rest of the model
+// compiling (the gpu-stack main reads the same unit table from the full image).
+inline const gs::Image& units_image() {
+  static const gs::Image img = [] {
+    std::ifstream in(std::string(GSTACK_SOURCE_DIR) + "/model/00_units.gstack");
+    std::stringstream text;
+    text << in.rdbuf();
+    auto r = gs::compiler::compile_sources({gs::compiler::SourceFile::from_text("00_units.gstack", text.str())});
+    if (!r.image) throw std::runtime_error("model/00_units.gstack does not compile");
+    return *r.image;
+  }();
+  return img;
+}
+
+inline const gs::UnitTable& units() { return units_image().units; }
+
+// The same image as a file, for the commands that take an image path.
+inline std::string units_image_path() {
+  static const std::string path = [] {
+    std::string p = GSTACK_BINARY_DIR "/sim_tests_units.gsimg";
+    gs::save_image_file(units_image(), p);
+    return p;
+  }();
+  return path;
 }
 
 inline Scenario load_preset(const std::string& name) {

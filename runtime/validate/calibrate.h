@@ -1,0 +1,66 @@
+// `gpu-stack calibrate`: fits a few shared efficiency parameters of the model to the tier-A throughput of
+// a table of published runs and writes them, with their provenance, as a preset
+// (presets/calibration/fitted.toml). Deterministic: a fixed start, Nelder-Mead in a transformed space
+// (logit for shares, log for positive counts), one restart from the best point.
+#pragma once
+
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "runtime/presets.h"
+#include "runtime/registry.h"
+#include "runtime/validate/runs.h"
+
+namespace gs::validate {
+
+struct FitParameter {
+  std::string name;   // model variable (a root of the kernel or collective system)
+  bool share = true;  // true: a share in (0, 1), fitted as a logit; false: positive, fitted as a log
+  double start = 0;   // starting value, base units
+  std::string why;    // what it stands for (written into the preset)
+};
+
+// The shared parameters fitted by default.
+const std::vector<FitParameter>& default_fit_parameters();
+// Parameters by variable name: a variable declared range(0, 1) is fitted as a share, any other as a
+// positive value; the start is the default table's, else 0.5 for a share and 1 otherwise.
+std::vector<FitParameter> fit_parameters(const Registry& reg, const std::vector<std::string>& names);
+
+// Nelder-Mead on f over R^n from x0 with initial step `step` per coordinate; returns the best point.
+// Deterministic; stops after `max_evals` evaluations or when the simplex's values agree to `ftol`.
+std::vector<double> nelder_mead(const std::function<double(const std::vector<double>&)>& f, std::vector<double> x0, double step,
+                                size_t max_evals, double ftol, size_t* evals = nullptr);
+
+struct FitRow {
+  std::string id, group;
+  double reported = 0, predicted = 0;  // primary throughput, the row's unit
+};
+
+struct FitResult {
+  std::vector<FitParameter> parameters;
+  std::vector<double> values;        // fitted, base units
+  double objective = 0;              // mean |ln(predicted / reported)| at the fit
+  double objective_start = 0;        // the same at the starting values
+  size_t evaluations = 0;
+  std::vector<FitRow> rows;          // tier-A rows used, at the fit
+  std::vector<std::string> skipped;  // tier-A rows not used, with the reason
+};
+
+FitResult calibrate(const Registry& reg, const PresetLibrary& lib, const std::vector<RunRow>& rows,
+                    const std::vector<FitParameter>& params);
+
+// The preset text: [assign] of the fitted values plus provenance in `source` and `notes`.
+std::string fitted_preset_text(const Registry& reg, const FitResult& fit, const std::string& runs_path, const std::string& runs_sha256,
+                               const std::string& date);
+
+struct CalibrateOptions {
+  std::string runs_path;
+  std::string out_path;  // empty: print the preset instead of writing it
+  std::vector<std::string> params;  // variables to fit; empty: default_fit_parameters()
+  bool json = false;
+};
+int calibrate_command(const Registry& reg, const PresetLibrary& lib, const CalibrateOptions& opt, std::ostream& out, std::ostream& err);
+
+}  // namespace gs::validate

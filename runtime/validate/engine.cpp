@@ -1,0 +1,60 @@
+#include "runtime/validate/engine.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "runtime/resolver.h"
+
+namespace gs::validate {
+
+Engine::Engine(const Registry& reg, const PresetLibrary& lib) : reg_(reg), lib_(lib), jit_(std::make_unique<Jit>()) {}
+Engine::~Engine() = default;
+
+PreparedRow Engine::prepare(const RowScenario& scenario, const std::vector<uint32_t>& vary) {
+  PreparedRow p;
+  p.scenario = scenario;
+  if (!scenario.unbuildable.empty()) {
+    p.error = scenario.unbuildable;
+    return p;
+  }
+  try {
+    ResolvedScenario rs = resolve_scenario(reg_, lib_, scenario);
+    auto add_output = [&](const std::string& name) {
+      uint32_t v = lookup_variable(reg_, name, "prediction target");
+      auto it = std::find(p.outputs.begin(), p.outputs.end(), v);
+      if (it != p.outputs.end()) return size_t(it - p.outputs.begin());
+      p.outputs.push_back(v);
+      return p.outputs.size() - 1;
+    };
+    for (const auto& o : scenario.observations) p.observation_out.push_back(add_output(o.target));
+    for (const auto& b : breakdown_targets()) add_output(b);
+    Resolver resolver(reg_, rs.assignments, rs.variants);
+    p.build = build_cone(reg_, resolver, rs.assignments, p.outputs, vary);
+    if (!p.build.missing.empty()) {
+      std::string names;
+      for (size_t i = 0; i < p.build.missing.size() && i < 24; ++i) names += (i ? ", " : "") + reg_.var(p.build.missing[i]).name;
+      if (p.build.missing.size() > 24) names += ", ... (" + std::to_string(p.build.missing.size()) + " in all)";
+      p.error = "the scenario leaves model inputs unassigned: " + names;
+      return p;
+    }
+    for (uint32_t v : vary) {
+      auto it = std::find(p.build.program.inputs.begin(), p.build.program.inputs.end(), v);
+      p.vary_inputs.push_back(size_t(it - p.build.program.inputs.begin()));  // == size() when outside the cone
+    }
+    p.cone = jit_->compile(p.build.program);
+  } catch (const std::exception& e) {
+    p.error = e.what();
+  }
+  return p;
+}
+
+std::vector<double> Engine::evaluate(const PreparedRow& row, const std::vector<double>* vary_values) const {
+  std::vector<double> in = row.build.base, out(row.outputs.size(), NAN);
+  if (vary_values)
+    for (size_t i = 0; i < row.vary_inputs.size() && i < vary_values->size(); ++i)
+      if (row.vary_inputs[i] < in.size()) in[row.vary_inputs[i]] = (*vary_values)[i];
+  row.cone.one(in.data(), out.data());
+  return out;
+}
+
+}  // namespace gs::validate

@@ -1,0 +1,52 @@
+// Compiles the cone of a row's predictions under its scenario (LLVM JIT, cached by content) and evaluates
+// it, optionally with some inputs replaced by caller-supplied values (the calibration's parameters).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/jit/jit.h"
+#include "runtime/presets.h"
+#include "runtime/registry.h"
+#include "runtime/uq/cone_builder.h"
+#include "runtime/validate/mapping.h"
+
+namespace gs::validate {
+
+// Step-time components reported beside every prediction (model variables, base units).
+inline const std::vector<std::string>& breakdown_targets() {
+  static const std::vector<std::string> t = {"training.t_step",        "training.tokens_per_sec_nominal", "training.t_compute",
+                                             "training.t_exposed_comm", "training.t_mem_bound",           "training.overhead_fraction",
+                                             "kernel.efficiency"};
+  return t;
+}
+
+struct PreparedRow {
+  RowScenario scenario;
+  std::string error;                  // why the cone could not be built (missing inputs, evaluation failure)
+  ConeBuild build;
+  CompiledCone cone;
+  std::vector<uint32_t> outputs;      // output variables, in the order of the output array
+  std::vector<size_t> observation_out;  // per observation: index into the outputs
+  std::vector<size_t> vary_inputs;    // per varied variable: index into the inputs
+  bool ok() const { return error.empty() && cone.one != nullptr; }
+};
+
+class Engine {
+ public:
+  Engine(const Registry& reg, const PresetLibrary& lib);
+  ~Engine();
+  // `vary` are variables that become free inputs (their preset value is the base). Never throws for a
+  // row-level problem; the problem is returned in PreparedRow::error.
+  PreparedRow prepare(const RowScenario& scenario, const std::vector<uint32_t>& vary = {});
+  // Output values (base units) with the varied inputs set to `vary_values` (or their base values).
+  std::vector<double> evaluate(const PreparedRow& row, const std::vector<double>* vary_values = nullptr) const;
+
+ private:
+  const Registry& reg_;
+  const PresetLibrary& lib_;
+  std::unique_ptr<Jit> jit_;
+};
+
+}  // namespace gs::validate

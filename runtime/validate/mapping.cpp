@@ -1,0 +1,485 @@
+#include "runtime/validate/mapping.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "runtime/format.h"
+#include "runtime/resolver.h"
+
+namespace gs::validate {
+namespace {
+
+// --- hardware ----------------------------------------------------------------------------------------
+
+struct HardwareRule {
+  const char* preset;
+  std::vector<std::string> all;   // every one of these must appear (normalised text)
+  std::vector<std::string> none;  // none of these may appear
+};
+
+// Normalised: lower case without spaces, dashes, underscores or dots, so "A100-SXM4-80GB",
+// "a100 sxm4 80 GB" and "A100_80GB" compare alike. Most specific rules first.
+const std::vector<HardwareRule>& hardware_rules() {
+  static const std::vector<HardwareRule> rules = {
+      {"validate/hardware/gb200", {"gb200"}, {}},
+      {"validate/hardware/b200", {"b200"}, {"gb200"}},
+      {"validate/hardware/gh200", {"gh200"}, {}},
+      {"validate/hardware/h200_sxm", {"h200"}, {"gh200"}},
+      {"validate/hardware/h100_pcie", {"h100", "pcie"}, {}},
+      {"validate/hardware/h100_sxm", {"h100"}, {"pcie", "nvl"}},
+      {"validate/hardware/a100_pcie", {"a100", "pcie"}, {}},
+      {"validate/hardware/a100_sxm4_40gb", {"a100", "40gb"}, {"pcie"}},
+      {"validate/hardware/a100_sxm4_80gb", {"a100"}, {"pcie", "40gb"}},
+      {"validate/hardware/v100_sxm", {"v100"}, {"pcie"}},
+      {"validate/hardware/mi300x", {"mi300x"}, {}},
+      {"validate/hardware/mi250x", {"mi250x"}, {}},
+  };
+  return rules;
+}
+
+std::string normalise(const std::string& text) {
+  std::string out;
+  for (char c : lower(text))
+    if (c != ' ' && c != '-' && c != '_' && c != '.') out += c;
+  return out;
+}
+
+bool preset_exists(const PresetLibrary& lib, const std::string& name) {
+  try {
+    lib.load(name);
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+std::string fmt(double v) { return format_number(v); }
+
+// --- the row's numbers ---------------------------------------------------------------------------------
+
+// A cell that must be a number when present. `bad` collects cells that are present but unreadable.
+struct Cells {
+  const RunRow& row;
+  std::vector<std::string> bad;
+  std::optional<double> num(const std::string& col) {
+    if (!row.has(col)) return std::nullopt;
+    auto v = parse_plain_number(row.get(col));
+    if (!v) bad.push_back(col + " = '" + row.get(col) + "'");
+    return v;
+  }
+};
+
+bool whole(double v) { return std::fabs(v - std::round(v)) < 1e-9 * std::max(1.0, std::fabs(v)); }
+
+std::optional<int> source_year(const RunRow& row) {
+  for (const char* col : {"source", "source_location", "read_via", "notes"})
+    if (auto y = parse_year(row.get(col))) return y;
+  return std::nullopt;
+}
+
+enum class Precision { FP32, FP16, BF16, FP8, MXFP8, NVFP4 };
+const char* precision_key(Precision p) {
+  switch (p) {
+    case Precision::FP32: return "fp32";
+    case Precision::FP16: return "fp16";
+    case Precision::BF16: return "bf16";
+    case Precision::FP8: return "fp8";
+    case Precision::MXFP8: return "mxfp8";
+    case Precision::NVFP4: return "nvfp4";
+  }
+  return "bf16";
+}
+
+}  // namespace
+
+std::optional<std::string> hardware_preset_for(const std::string& hardware_text) {
+  const std::string t = normalise(hardware_text);
+  if (t.empty()) return std::nullopt;
+  for (const auto& r : hardware_rules()) {
+    bool ok = std::all_of(r.all.begin(), r.all.end(), [&](const std::string& s) { return t.find(s) != std::string::npos; }) &&
+              std::none_of(r.none.begin(), r.none.end(), [&](const std::string& s) { return t.find(s) != std::string::npos; });
+    if (ok) return std::string(r.preset);
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> known_hardware_presets() {
+  std::vector<std::string> out;
+  for (const auto& r : hardware_rules()) out.push_back(r.preset);
+  return out;
+}
+
+RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow& row) {
+  RowScenario s;
+  s.id = row.id();
+  s.tier = row.get("tier");
+  s.group = row.get("source_group");
+  s.line = row.line;
+  auto fail = [&](const std::string& why) {
+    s.unbuildable = why;
+    s.assign.clear();
+    s.variants.clear();
+    return s;
+  };
+  if (s.id.empty()) return fail("the row has no id");
+  if (!row.field_error.empty()) return fail(row.field_error);
+  Cells c{row, {}};
+  auto note = [&](const std::string& a) { s.assumptions.push_back(a); };
+
+  // ---- what the row reports -----------------------------------------------------------------------------
+  const auto gpus = c.num("gpu_count");
+  const auto seq = c.num("seq_len");
+  const std::string def = lower(row.get("utilization_definition"));
+  const std::string def_compact = normalise(def);
+  const auto peak_used = c.num("peak_tflops_per_gpu_used");
+  auto add = [&](Observation o) { s.observations.push_back(std::move(o)); };
+  if (auto v = c.num("tokens_per_s")) {
+    add({"tokens_per_s", "token/s", *v, "tokens_per_s", "training.tokens_per_sec_nominal", 1, ""});
+  } else if (auto g = c.num("tokens_per_s_per_gpu"); g && gpus && *gpus > 0) {
+    add({"tokens_per_s_per_gpu", "token/s", *g, "tokens_per_s_per_gpu", "training.tokens_per_sec_nominal", 1 / *gpus, ""});
+  } else if (auto q = c.num("seqs_per_s"); q && seq && *seq > 0) {
+    add({"seqs_per_s", "seq/s", *q, "seqs_per_s", "training.tokens_per_sec_nominal", 1 / *seq, ""});
+  }
+  if (auto v = c.num("tflops_per_gpu")) {
+    Observation o{"tflops_per_gpu", "TFLOP/s", *v, "tflops_per_gpu", "training.util.model_flops_per_gpu", 1e-12, ""};
+    if (def_compact.find("eq3") != std::string::npos || def_compact.find("96*b*s*l*h^2") != std::string::npos) {
+      o.target = "training.util.megatron_flops_per_gpu";
+      o.definition = "Narayanan et al. 2021 eq. 3 (96 B s l h^2 (1 + s/6h + V/16lh) per iteration)";
+    } else if (def_compact.find("8n+16") != std::string::npos && def_compact.find("6n+12") == std::string::npos) {
+      o.target = "training.util.hardware_flops_per_gpu";
+      o.definition = "PaLM hardware FLOPs ((6 + 2f) N + (12 + 4f) L d s per token)";
+    } else if (def_compact.find("6n+12") != std::string::npos) {
+      o.definition = "PaLM model FLOPs (6 N + 12 L d s per token)";
+    } else {
+      o.definition = "PaLM model FLOPs (6 N + 12 L d s per token), assumed";
+      note("utilization definition '" + row.get("utilization_definition").substr(0, 60) +
+           "' not recognised: TFLOP/s per GPU compared in PaLM's model-FLOP count");
+    }
+    add(o);
+  }
+  auto util = [&](const char* col, const char* metric, const char* target, const char* conv) {
+    auto v = c.num(col);
+    if (!v) return;
+    Observation o{metric, "%", *v, col, target, 100, conv};
+    if (peak_used && *peak_used > 0) {
+      o.factor = 100 / (*peak_used * 1e12);
+      o.definition += std::string(" over the source's peak of ") + fmt(*peak_used) + " TFLOP/s";
+    } else {
+      o.target = std::string(metric) == "mfu" ? "training.mfu" : "training.hfu";
+      o.definition += " over the datasheet peak";
+    }
+    add(o);
+  };
+  util("mfu_pct", "mfu", "training.util.model_flops_per_gpu", "PaLM model FLOPs (6 N + 12 L d s)");
+  util("hfu_pct", "hfu", "training.util.hardware_flops_per_gpu", "PaLM hardware FLOPs ((6 + 2f) N + (12 + 4f) L d s)");
+  if (auto v = c.num("step_time_s")) add({"step_time_s", "s", *v, "step_time_s", "training.t_step", 1, ""});
+  // Run-level outcomes need the run's token count.
+  std::optional<double> train_tokens;
+  if (row.has("training_tokens")) {
+    train_tokens = parse_scaled_count(row.get("training_tokens"));
+    if (!train_tokens) c.bad.push_back("training_tokens = '" + row.get("training_tokens") + "'");
+  }
+  std::optional<double> total_tokens = train_tokens;
+  if (row.has("wallclock")) {
+    if (auto d = parse_duration(row.get("wallclock"))) {
+      std::optional<double> tok = d->tokens ? d->tokens : train_tokens;
+      if (tok) {
+        if (!total_tokens) total_tokens = tok;
+        const bool estimate = contains(row.get("wallclock"), "estimate");
+        add({"wallclock", "days", d->seconds / 86400, "wallclock", "training.wallclock", *tok / *total_tokens / 86400,
+             estimate ? "the source's estimate from its own throughput" : ""});
+      } else {
+        note("wallclock '" + row.get("wallclock") + "' is not compared: no token count for it");
+      }
+    } else {
+      note("wallclock '" + row.get("wallclock") + "' is not a duration the tool reads");
+    }
+  }
+  if (auto v = c.num("gpu_hours")) {
+    if (total_tokens) add({"gpu_hours", "GPU*h", *v, "gpu_hours", "training.gpu_hours", 1.0 / 3600, ""});
+    else note("gpu_hours is not compared: the row gives no training_tokens");
+  }
+  if (auto v = c.num("energy_mwh")) {
+    double pue = 1;
+    if (auto p = c.num("pue"); p && *p > 0) pue = *p;
+    if (total_tokens)
+      add({"energy_mwh", "MWh", *v, "energy_mwh", "training.energy_run_it", pue / 3.6e9,
+           "accelerator energy" + std::string(pue != 1 ? " x PUE " + fmt(pue) : "") +
+               (row.has("energy_basis") ? " (source basis: " + row.get("energy_basis").substr(0, 60) + ")" : "")});
+    else note("energy_mwh is not compared: the row gives no training_tokens");
+  }
+  for (size_t i = 0; i < s.observations.size(); ++i) {
+    const auto& m = s.observations[i].metric;
+    if (m == "tokens_per_s" || m == "tokens_per_s_per_gpu" || m == "seqs_per_s") {
+      s.primary = i;
+      break;
+    }
+  }
+  if (!s.primary)
+    for (const char* want : {"tflops_per_gpu", "mfu", "hfu"})
+      for (size_t i = 0; i < s.observations.size() && !s.primary; ++i)
+        if (s.observations[i].metric == want) s.primary = i;
+  if (s.observations.empty()) return fail("the row reports nothing the model predicts (throughput, utilization, step time, wall clock, GPU-hours or energy)");
+
+  // ---- hardware and precision ---------------------------------------------------------------------------
+  const auto year = source_year(row);
+  auto hw = hardware_preset_for(row.get("hardware"));
+  if (!hw) return fail(row.has("hardware") ? "no hardware preset matches '" + row.get("hardware") + "'" : "the row names no hardware");
+  if (!preset_exists(lib, *hw)) return fail("hardware '" + row.get("hardware") + "' maps to preset " + *hw + ", which does not exist yet");
+  const std::string prec_text = lower(row.get("precision"));
+  Precision prec;
+  if (prec_text.find("fp4") != std::string::npos) prec = Precision::NVFP4;
+  else if (prec_text.find("fp8") != std::string::npos || prec_text.find("float8") != std::string::npos)
+    prec = (prec_text.find("mx") != std::string::npos) ? Precision::MXFP8 : Precision::FP8;
+  else if (prec_text.find("bf16") != std::string::npos || prec_text.find("bfloat16") != std::string::npos) prec = Precision::BF16;
+  else if (prec_text.find("fp16") != std::string::npos || prec_text.find("16-bit") != std::string::npos ||
+           prec_text.find("half") != std::string::npos)
+    prec = Precision::FP16;
+  else if (prec_text.find("fp32") != std::string::npos || prec_text.find("tf32") != std::string::npos) prec = Precision::FP32;
+  else {
+    prec = (year && *year < 2020) ? Precision::FP16 : Precision::BF16;
+    note(std::string("precision ") + (prec_text.empty() ? "not stated" : "'" + row.get("precision") + "' not specific") +
+         ": " + precision_key(prec) + " mixed precision assumed");
+  }
+  s.hardware_preset = *hw;
+  s.presets = {kBasePreset, *hw};
+  if (prec != Precision::BF16 && prec != Precision::FP16) {
+    const std::string p = *hw + "_" + precision_key(prec);
+    if (!preset_exists(lib, p)) return fail(std::string(precision_key(prec)) + " training on " + row.get("hardware") + ": no preset " + p + " with that precision's peak and measured ceiling");
+    s.presets.push_back(p);
+  }
+  s.variants["precision.train.bytes_per_value"] = precision_key(prec);
+  if (prec == Precision::FP16) s.variants["precision.train.bytes_per_value"] = "fp16";
+
+  // ---- model shape --------------------------------------------------------------------------------------
+  const auto layers = c.num("layers"), hidden = c.num("hidden"), heads = c.num("heads"), vocab = c.num("vocab");
+  auto kv = c.num("kv_heads");
+  auto ffn = c.num("ffn_hidden");
+  const auto head_dim = c.num("head_dim");
+  const auto params_b = c.num("params_b");
+  if (!c.bad.empty()) {
+    std::string list;
+    for (const auto& b : c.bad) list += (list.empty() ? "" : ", ") + b;
+    return fail("unreadable numbers: " + list);
+  }
+  {
+    std::vector<std::string> missing;
+    if (!layers) missing.push_back("layers");
+    if (!hidden) missing.push_back("hidden");
+    if (!heads) missing.push_back("heads");
+    if (!seq) missing.push_back("seq_len");
+    if (!vocab) missing.push_back("vocab");
+    if (!missing.empty()) {
+      std::string list;
+      for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
+      return fail("model shape incomplete: " + list + " not given");
+    }
+  }
+  if (row.has("moe") || row.has("active_params_b") || (row.has("ep") && c.num("ep").value_or(1) > 1))
+    return fail("mixture-of-experts rows are not built yet (the validate mapping covers dense models)");
+  if (!kv) kv = heads;
+  s.assign["arch.n_layers"] = *layers;
+  s.assign["arch.d_model"] = *hidden;
+  s.assign["arch.n_heads"] = *heads;
+  s.assign["arch.n_kv_heads"] = *kv;
+  s.assign["arch.vocab"] = *vocab;
+  s.assign["arch.seq_len"] = *seq;
+  if (head_dim && std::fabs(*head_dim * *heads - *hidden) > 0.5) s.assign["arch.head_dim"] = *head_dim;
+
+  // ---- parallel layout -----------------------------------------------------------------------------------
+  if (!gpus || *gpus < 1) return fail("gpu_count not given");
+  const auto tp_c = c.num("tp"), pp_c = c.num("pp"), dp_c = c.num("dp"), cp_c = c.num("cp"), vp_c = c.num("vp");
+  const std::string zero = lower(row.get("zero_fsdp"));
+  const bool sharded = !zero.empty() && zero != "no" && zero != "none";
+  if (!tp_c && !pp_c && !dp_c && !cp_c && !sharded && *gpus > 1)
+    return fail("parallel layout not stated: no tp, pp, dp or ZeRO/FSDP for a " + fmt(*gpus) + "-GPU run");
+  double tp = tp_c.value_or(1), pp = pp_c.value_or(1), cp = cp_c.value_or(1);
+  if (!tp_c && *gpus > 1) note("tp not given: 1");
+  if (!pp_c && *gpus > 1) note("pp not given: 1");
+  for (double v : {tp, pp, cp})
+    if (v < 1 || !whole(v)) return fail("parallel degrees must be whole numbers of at least 1");
+  double dp = dp_c.value_or(*gpus / (tp * pp * cp));
+  if (!whole(dp) || dp < 1) return fail("gpu_count " + fmt(*gpus) + " is not a multiple of tp x pp x cp = " + fmt(tp * pp * cp));
+  if (std::fabs(dp * tp * pp * cp - *gpus) > 0.5)
+    return fail("layout tp " + fmt(tp) + " x pp " + fmt(pp) + " x cp " + fmt(cp) + " x dp " + fmt(dp) + " does not equal gpu_count " + fmt(*gpus));
+  s.assign["par.tp"] = tp;
+  s.assign["par.pp"] = pp;
+  s.assign["par.dp"] = dp;
+  s.assign["par.cp"] = cp;
+  if (vp_c && *vp_c > 1) {
+    s.assign["par.pp.virtual_stages"] = *vp_c;
+    s.variants["par.pp.bubble_fraction"] = "interleaved";
+  }
+  // Megatron's rank order puts tensor, then context, then data parallel ranks next to each other, so a
+  // pipeline neighbour is tp x cp x dp ranks away.
+  s.assign["col.pp.stride"] = tp * cp * dp;
+  if (*heads < tp) return fail("tp " + fmt(tp) + " exceeds the " + fmt(*heads) + " attention heads");
+  if (sharded) {
+    int stage = 3;
+    if (zero.find("zero-1") != std::string::npos || zero.find("zero1") != std::string::npos || zero.find("stage 1") != std::string::npos ||
+        zero.find("distributed optimizer") != std::string::npos)
+      stage = 1;
+    else if (zero.find("zero-2") != std::string::npos || zero.find("zero2") != std::string::npos || zero.find("stage 2") != std::string::npos ||
+             zero.find("shard_grad_op") != std::string::npos)
+      stage = 2;
+    s.assign["par.zero.stage"] = stage;
+  }
+  const std::string sp_text = lower(row.get("seq_parallel"));
+  if (tp > 1) {
+    if (sp_text.rfind("yes", 0) == 0 || sp_text == "true" || sp_text == "1") {
+      // par.sp = par.tp by the model's own relation
+    } else if (sp_text.rfind("no", 0) == 0 || sp_text == "false" || sp_text == "0") {
+      s.assign["par.sp"] = 1;
+    } else if (year && *year < 2022) {
+      s.assign["par.sp"] = 1;
+      note("sequence parallelism not stated; published " + std::to_string(*year) + ", before Korthikanti et al. 2022: none");
+    } else {
+      note("sequence parallelism not stated: assumed on with tensor parallelism");
+    }
+  } else {
+    s.assign["par.sp"] = 1;
+  }
+
+  // ---- batch ---------------------------------------------------------------------------------------------
+  std::optional<double> global = c.num("global_batch_seqs");
+  if (!global && row.has("global_batch_tokens")) {
+    const std::string t = row.get("global_batch_tokens");
+    if (auto v = parse_plain_number(t)) {
+      global = *v / *seq;
+      if (!whole(*global)) return fail("global_batch_tokens " + t + " is not a whole number of " + fmt(*seq) + "-token sequences");
+    } else if (auto dec = parse_scaled_count(t)) {
+      auto bin = parse_binary_count(t);
+      if (bin && whole(*bin / *seq)) {
+        global = *bin / *seq;
+        note("global batch '" + t + "' read as " + fmt(*bin) + " tokens (binary prefix): " + fmt(*global) + " sequences");
+      } else if (whole(*dec / *seq)) {
+        global = *dec / *seq;
+        note("global batch '" + t + "' read as " + fmt(*dec) + " tokens: " + fmt(*global) + " sequences");
+      } else {
+        return fail("global batch '" + t + "' is not a whole number of " + fmt(*seq) + "-token sequences");
+      }
+    } else {
+      return fail("global batch '" + t + "' is not a number the tool reads (a ramp or a range?)");
+    }
+  }
+  if (!global) return fail("global batch not given");
+  auto micro = c.num("micro_batch");
+  auto accum = c.num("grad_accum");
+  if (!micro) {
+    if (accum) micro = *global / (*accum * dp);
+    else {
+      micro = 1;
+      note("micro_batch not given: 1 (Megatron-LM's usual setting; the same paper's Table 2 states 1 for PTD-P)");
+    }
+  }
+  if (!whole(*micro) || *micro < 1) return fail("micro-batch " + fmt(*micro) + " is not a whole number of sequences");
+  const double per_replica = *global / dp;
+  if (!whole(per_replica)) return fail("global batch " + fmt(*global) + " does not split evenly over " + fmt(dp) + " data-parallel replicas");
+  const double m = per_replica / *micro;
+  if (!whole(m) || m < 1) return fail("global batch " + fmt(*global) + " / (micro-batch " + fmt(*micro) + " x dp " + fmt(dp) + ") is not a whole number of micro-batches");
+  if (accum && std::fabs(*accum - m) > 0.5)
+    return fail("batch inconsistent: micro_batch x grad_accum x dp = " + fmt(*micro * *accum * dp) + ", global batch " + fmt(*global));
+  s.assign["par.batch.micro_per_gpu"] = *micro;
+  s.assign["par.batch.grad_accum_steps"] = m;
+
+  // ---- recomputation and attention kernel ------------------------------------------------------------------
+  const std::string rc = lower(row.get("act_recompute"));
+  double recompute = 0;
+  if (rc.rfind("full", 0) == 0 || rc.find("activation checkpointing") != std::string::npos) recompute = 1;
+  else if (rc.rfind("selective", 0) == 0) note("selective recomputation re-runs the attention core, which a fused attention kernel re-runs anyway: recompute fraction 0");
+  else if (rc.empty()) note("activation recomputation not stated: none");
+  s.assign["par.act.recompute_fraction"] = recompute;
+  const std::string fw = lower(row.get("framework"));
+  const bool flash_named = fw.find("flash") != std::string::npos || fw.find("xformers") != std::string::npos ||
+                           fw.find("efficient") != std::string::npos;
+  bool flash = true;
+  if (!flash_named) {
+    if (year && *year < 2022) {
+      flash = false;
+      note("published " + std::to_string(*year) + ", before FlashAttention (2022): materialising attention");
+    } else if (!year) {
+      note("attention kernel not stated and no publication year found: FlashAttention assumed");
+    }
+  }
+  // Layers: base, attention kernel, fitted efficiencies, then the hardware (already in the list).
+  s.presets.insert(s.presets.begin() + 1, {flash ? "validate/attention/flash" : "validate/attention/materialized", kFittedPreset});
+
+  // ---- feed-forward form and tied output: whichever matches the stated parameter count ------------------------
+  struct Form {
+    double matrices, d_ffn, untied;
+  };
+  std::vector<Form> forms;
+  if (ffn) {
+    for (double wm : {2.0, 3.0})
+      for (double u : {0.0, 1.0}) forms.push_back({wm, *ffn, u});
+  } else {
+    // Without a width the parameter count cannot tell a 4h MLP from an 8h/3 gated block (both hold
+    // 8 h^2 per layer), so only the plain MLP is considered and the count decides the tied output.
+    for (double u : {0.0, 1.0}) forms.push_back({2, 4 * *hidden, u});
+  }
+  Form chosen = ffn ? Form{std::fabs(*ffn / *hidden - 4) < 0.01 ? 2.0 : 3.0, *ffn, 0} : Form{2, 4 * *hidden, 0};
+  const uint32_t total_params = *reg.find_var("arch.params_total_dense");
+  auto count = [&](const Form& f) -> std::optional<double> {
+    std::map<uint32_t, double> a;
+    for (const auto& [name, v] : s.assign)
+      if (auto id = reg.find_var(name)) a[*id] = v;
+    a[*reg.find_var("arch.ffn.weight_matrices")] = f.matrices;
+    a[*reg.find_var("arch.d_ffn")] = f.d_ffn;
+    a[*reg.find_var("arch.output.untied_factor")] = f.untied;
+    a[*reg.find_var("arch.norm.param_multiplier")] = 4;
+    Resolver r(reg, a, {});
+    auto res = r.resolve(total_params);
+    return res.number;
+  };
+  if (params_b) {
+    double best = INFINITY;
+    std::optional<double> best_count;
+    for (const auto& f : forms)
+      if (auto n = count(f); n && *n > 0) {
+        double e = std::fabs(std::log(*n / (*params_b * 1e9)));
+        if (e < best - 1e-12) best = e, chosen = f, best_count = n;
+      }
+    if (best_count && best > 0.1)
+      note("no feed-forward form reproduces the stated " + fmt(*params_b) + "B parameters (closest " + fmt(*best_count / 1e9) + "B)");
+  } else {
+    note("parameter count not given: " + std::string(chosen.matrices == 3 ? "gated" : "plain") + " FFN, output tied to the embedding");
+    chosen.untied = 0;
+  }
+  if (!ffn) note("ffn_hidden not given: 4 x hidden, plain MLP");
+  s.assign["arch.ffn.weight_matrices"] = chosen.matrices;
+  s.assign["arch.d_ffn"] = chosen.d_ffn;
+  s.assign["arch.output.untied_factor"] = chosen.untied;
+  s.assign["arch.moe.d_ffn_expert"] = chosen.d_ffn;
+  if (auto n = count(chosen)) s.assign["par.n_params"] = *n;
+  // The utilization columns count N the source's way, so the stated count is the one to convert with.
+  if (params_b) s.assign["training.scaling_params"] = *params_b * 1e9;
+
+  // ---- energy basis, run length, network ---------------------------------------------------------------------
+  if (auto w = c.num("power_w_per_gpu"); w && *w > 0) s.assign["gpu.power.total"] = *w;
+  if (total_tokens) s.assign["training.total_tokens"] = *total_tokens;
+  if (!c.bad.empty()) {
+    std::string list;
+    for (const auto& b : c.bad) list += (list.empty() ? "" : ", ") + b;
+    return fail("unreadable numbers: " + list);
+  }
+  return s;
+}
+
+ResolvedScenario resolve_scenario(const Registry& reg, const PresetLibrary& lib, const RowScenario& s) {
+  ResolvedScenario out;
+  for (const auto& name : s.presets) {
+    Preset p = lib.load(name);
+    for (const auto& [v, x] : p.assignments) out.assignments[v] = x;
+    for (const auto& [v, k] : p.variants) out.variants[v] = k;
+  }
+  for (const auto& [name, x] : s.assign) out.assignments[lookup_variable(reg, name)] = x;
+  for (const auto& [name, k] : s.variants) {
+    uint32_t v = lookup_variable(reg, name);
+    if (auto err = variant_selector_error(reg, v, k); !err.empty()) throw PresetError(err);
+    out.variants[v] = k;
+  }
+  return out;
+}
+
+}  // namespace gs::validate

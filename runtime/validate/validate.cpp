@@ -1,0 +1,258 @@
+#include "runtime/validate/validate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "runtime/format.h"
+#include "runtime/validate/engine.h"
+
+namespace gs::validate {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+std::string pct(double v) {
+  if (!std::isfinite(v)) return "-";
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(1) << v << "%";
+  return os.str();
+}
+
+std::string signed_pct(double predicted, double reported) {
+  if (!std::isfinite(predicted) || reported == 0) return "-";
+  double e = (predicted - reported) / std::fabs(reported) * 100;
+  std::ostringstream os;
+  os << std::showpos << std::fixed << std::setprecision(1) << e << "%";
+  return os.str();
+}
+
+std::string pad(std::string s, size_t w) {
+  if (s.size() < w) s += std::string(w - s.size(), ' ');
+  return s;
+}
+
+MetricSummary summarise(const std::vector<double>& apes) {
+  MetricSummary s;
+  s.n = apes.size();
+  s.median_ape = median(apes);
+  s.mean_ape = mean(apes);
+  return s;
+}
+
+json summary_json(const std::map<std::string, MetricSummary>& m) {
+  json j = json::object();
+  for (const auto& name : metric_order()) {
+    auto it = m.find(name);
+    if (it == m.end()) continue;
+    j[name] = {{"n", it->second.n}, {"median_ape", it->second.median_ape}, {"mean_ape", it->second.mean_ape}};
+  }
+  return j;
+}
+
+}  // namespace
+
+double ape(double predicted, double reported) { return std::fabs(predicted - reported) / std::fabs(reported) * 100; }
+
+double median(std::vector<double> v) {
+  if (v.empty()) return NAN;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+double mean(const std::vector<double>& v) {
+  if (v.empty()) return NAN;
+  double s = 0;
+  for (double x : v) s += x;
+  return s / double(v.size());
+}
+
+const std::vector<std::string>& metric_order() {
+  static const std::vector<std::string> m = {"throughput", "tokens_per_s", "tokens_per_s_per_gpu", "seqs_per_s", "tflops_per_gpu", "mfu",
+                                             "hfu",        "step_time_s",  "wallclock",            "gpu_hours",  "energy_mwh"};
+  return m;
+}
+
+ValidationReport run_validation(const Registry& reg, const PresetLibrary& lib, const std::vector<RunRow>& rows, const std::string& runs_path) {
+  ValidationReport rep;
+  rep.runs_path = runs_path;
+  rep.rows_read = rows.size();
+  // The calibration in force: whatever calibration/fitted.toml assigns.
+  try {
+    Preset fitted = lib.load("calibration/fitted");
+    rep.calibration_source = fitted.path;
+    for (const auto& [v, x] : fitted.assignments) rep.calibration[reg.var(v).name] = x;
+  } catch (const std::exception&) {
+  }
+  Engine engine(reg, lib);
+  std::map<std::string, std::vector<double>> all, tier_a, by_group;
+  for (const auto& row : rows) {
+    RowResult rr;
+    rr.scenario = map_row(reg, lib, row);
+    PreparedRow p = engine.prepare(rr.scenario);
+    if (!p.ok()) {
+      rr.reason = p.error;
+      rep.rows.push_back(std::move(rr));
+      continue;
+    }
+    std::vector<double> out = engine.evaluate(p);
+    for (size_t i = 0; i < p.outputs.size(); ++i)
+      for (const auto& b : breakdown_targets())
+        if (reg.var(p.outputs[i]).name == b) rr.breakdown[b] = out[i];
+    std::string bad;
+    for (size_t i = 0; i < rr.scenario.observations.size(); ++i) {
+      const Observation& o = rr.scenario.observations[i];
+      double pred = out[p.observation_out[i]] * o.factor;
+      if (!std::isfinite(pred) || pred <= 0) bad += (bad.empty() ? "" : ", ") + o.target;
+      rr.metrics.push_back({o, pred, ape(pred, o.reported)});
+      if (rr.scenario.primary && *rr.scenario.primary == i) rr.primary = rr.metrics.size() - 1;
+    }
+    if (!bad.empty()) {
+      rr.reason = "the model gives no finite positive value for " + bad;
+      rr.metrics.clear();
+      rr.primary.reset();
+      rep.rows.push_back(std::move(rr));
+      continue;
+    }
+    const bool is_a = rr.scenario.tier == "A";
+    for (size_t i = 0; i < rr.metrics.size(); ++i) {
+      const auto& m = rr.metrics[i];
+      all[m.observation.metric].push_back(m.ape);
+      if (is_a) tier_a[m.observation.metric].push_back(m.ape);
+      if (rr.primary && *rr.primary == i) {
+        all["throughput"].push_back(m.ape);
+        if (is_a) tier_a["throughput"].push_back(m.ape);
+        by_group[rr.scenario.group.empty() ? "(no group)" : rr.scenario.group].push_back(m.ape);
+      }
+    }
+    rep.rows.push_back(std::move(rr));
+  }
+  for (const auto& [k, v] : all) rep.summary[k] = summarise(v);
+  for (const auto& [k, v] : tier_a) rep.summary_tier_a[k] = summarise(v);
+  for (const auto& [k, v] : by_group) rep.throughput_by_group[k] = summarise(v);
+  return rep;
+}
+
+std::string report_text(const ValidationReport& r) {
+  std::ostringstream os;
+  size_t built = 0;
+  for (const auto& row : r.rows) built += row.built();
+  os << "Validation against published training runs: " << r.runs_path << "\n";
+  os << "  rows: " << r.rows_read << " read, " << built << " built, " << (r.rows.size() - built) << " not built\n";
+  if (!r.calibration.empty()) {
+    os << "  calibration (" << r.calibration_source << "):";
+    for (const auto& [k, v] : r.calibration) os << " " << k << " = " << format_number(v) << ";";
+    os << "\n";
+  }
+  os << "\n" << pad("row", 34) << pad("tier", 5) << pad("metric", 22) << pad("reported", 19) << pad("predicted", 14) << "error\n";
+  for (const auto& row : r.rows) {
+    if (!row.built()) continue;
+    for (size_t i = 0; i < row.metrics.size(); ++i) {
+      const auto& m = row.metrics[i];
+      std::string metric = m.observation.metric + (row.primary && *row.primary == i ? " *" : "");
+      os << pad(i == 0 ? row.scenario.id : "", 34) << pad(i == 0 ? row.scenario.tier : "", 5) << pad(metric, 22)
+         << pad(format_number(m.observation.reported) + " " + m.observation.unit, 19) << pad(format_number(m.predicted), 14)
+         << signed_pct(m.predicted, m.observation.reported) << "\n";
+    }
+  }
+  os << "  (* the row's throughput comparison)\n";
+  if (built < r.rows.size()) {
+    os << "\nRows not built (" << (r.rows.size() - built) << "):\n";
+    for (const auto& row : r.rows)
+      if (!row.built()) os << "  " << pad(row.scenario.id.empty() ? "(line " + std::to_string(row.scenario.line) + ")" : row.scenario.id, 32) << row.reason << "\n";
+  }
+  std::map<std::string, size_t> assumptions;
+  for (const auto& row : r.rows)
+    if (row.built())
+      for (const auto& a : row.scenario.assumptions) ++assumptions[a];
+  if (!assumptions.empty()) {
+    os << "\nAssumptions where rows are silent (rows):\n";
+    for (const auto& [a, n] : assumptions) os << "  " << pad(std::to_string(n), 4) << a << "\n";
+  }
+  os << "\nSummary: absolute percentage error of the prediction\n";
+  os << "  " << pad("metric", 22) << pad("n", 5) << pad("median", 9) << pad("mean", 9) << "| tier A: " << pad("n", 5) << pad("median", 9) << "mean\n";
+  for (const auto& name : metric_order()) {
+    auto it = r.summary.find(name);
+    if (it == r.summary.end()) continue;
+    os << "  " << pad(name, 22) << pad(std::to_string(it->second.n), 5) << pad(pct(it->second.median_ape), 9) << pad(pct(it->second.mean_ape), 9)
+       << "|         ";
+    if (auto a = r.summary_tier_a.find(name); a != r.summary_tier_a.end())
+      os << pad(std::to_string(a->second.n), 5) << pad(pct(a->second.median_ape), 9) << pct(a->second.mean_ape);
+    else
+      os << "-";
+    os << "\n";
+  }
+  if (!r.throughput_by_group.empty()) {
+    os << "\nThroughput by source group:\n";
+    for (const auto& [g, s] : r.throughput_by_group)
+      os << "  " << pad(g, 40) << pad("n " + std::to_string(s.n), 7) << "median " << pad(pct(s.median_ape), 8) << "mean " << pct(s.mean_ape) << "\n";
+  }
+  return os.str();
+}
+
+std::string report_json(const ValidationReport& r) {
+  json j;
+  j["runs"] = r.runs_path;
+  j["rows_read"] = r.rows_read;
+  j["ape_unit"] = "percent";
+  json cal = json::object();
+  for (const auto& [k, v] : r.calibration) cal[k] = v;
+  j["calibration"] = {{"preset", r.calibration_source}, {"parameters", cal}};
+  json rows = json::array();
+  for (const auto& row : r.rows) {
+    json x;
+    x["id"] = row.scenario.id;
+    x["tier"] = row.scenario.tier;
+    x["source_group"] = row.scenario.group;
+    x["line"] = row.scenario.line;
+    x["built"] = row.built();
+    if (!row.built()) {
+      x["reason"] = row.reason;
+    } else {
+      x["presets"] = row.scenario.presets;
+      x["assumptions"] = row.scenario.assumptions;
+      json ms = json::array();
+      for (size_t i = 0; i < row.metrics.size(); ++i) {
+        const auto& m = row.metrics[i];
+        json mj = {{"metric", m.observation.metric}, {"unit", m.observation.unit}, {"reported", m.observation.reported},
+                   {"predicted", m.predicted}, {"ape", m.ape}, {"signed_error", (m.predicted - m.observation.reported) / std::fabs(m.observation.reported) * 100},
+                   {"column", m.observation.column}, {"model_variable", m.observation.target}, {"throughput", row.primary && *row.primary == i}};
+        if (!m.observation.definition.empty()) mj["definition"] = m.observation.definition;
+        ms.push_back(mj);
+      }
+      x["metrics"] = ms;
+      json b = json::object();
+      for (const auto& [k, v] : row.breakdown) b[k] = v;
+      x["breakdown_si"] = b;
+    }
+    rows.push_back(x);
+  }
+  j["rows"] = rows;
+  j["summary"] = summary_json(r.summary);
+  j["summary_tier_a"] = summary_json(r.summary_tier_a);
+  json g = json::object();
+  for (const auto& [k, s] : r.throughput_by_group) g[k] = {{"n", s.n}, {"median_ape", s.median_ape}, {"mean_ape", s.mean_ape}};
+  j["throughput_by_group"] = g;
+  return j.dump(2) + "\n";
+}
+
+int validate_command(const Registry& reg, const PresetLibrary& lib, const ValidateOptions& opt, std::ostream& out, std::ostream& err) {
+  std::vector<RunRow> rows = read_runs(opt.runs_path);
+  ValidationReport rep = run_validation(reg, lib, rows, opt.runs_path);
+  out << (opt.json ? report_json(rep) : report_text(rep));
+  if (opt.max_median_ape) {
+    auto it = rep.summary_tier_a.find("throughput");
+    const double m = it == rep.summary_tier_a.end() ? NAN : it->second.median_ape;
+    if (!(m <= *opt.max_median_ape)) {
+      err << "gpu-stack: tier-A throughput median APE " << pct(m) << " exceeds the gate of " << pct(*opt.max_median_ape) << "\n";
+      return 1;
+    }
+  }
+  return 0;
+}
+
+}  // namespace gs::validate

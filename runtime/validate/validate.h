@@ -1,0 +1,74 @@
+// `gpu-stack validate`: predicts every row of a table of published training runs from the model and
+// compares each reported number with its prediction (absolute percentage error), then summarises by
+// metric: count, median and mean APE, for all rows and for tier A. Rows that cannot be built are listed
+// with the reason. The command logic lives here; the CLI only wires options.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "runtime/presets.h"
+#include "runtime/registry.h"
+#include "runtime/validate/mapping.h"
+
+namespace gs::validate {
+
+// |predicted - reported| / |reported|, in percent.
+double ape(double predicted, double reported);
+// Median of the values (mean of the middle two for an even count); NaN for none.
+double median(std::vector<double> v);
+double mean(const std::vector<double>& v);
+
+struct MetricResult {
+  Observation observation;
+  double predicted = 0;  // in the observation's unit
+  double ape = 0;        // percent
+};
+
+struct RowResult {
+  RowScenario scenario;
+  std::string reason;  // non-empty: the row was not built (or not evaluated), and why
+  std::vector<MetricResult> metrics;
+  std::optional<size_t> primary;                // index into metrics of the throughput comparison
+  std::map<std::string, double> breakdown;      // step-time components, base units
+  bool built() const { return reason.empty(); }
+};
+
+struct MetricSummary {
+  size_t n = 0;
+  double median_ape = 0, mean_ape = 0;  // percent
+};
+
+struct ValidationReport {
+  std::string runs_path;
+  size_t rows_read = 0;
+  std::vector<RowResult> rows;
+  // Metric name -> summary. "throughput" is each row's primary throughput comparison (tokens/s when
+  // reported, else TFLOP/s per GPU in the row's own definition, else MFU, else HFU).
+  std::map<std::string, MetricSummary> summary, summary_tier_a;
+  std::map<std::string, MetricSummary> throughput_by_group;  // source group -> throughput summary
+  std::map<std::string, double> calibration;                 // fitted parameter -> value (base units)
+  std::string calibration_source;
+};
+
+// Metric names in report order.
+const std::vector<std::string>& metric_order();
+
+ValidationReport run_validation(const Registry& reg, const PresetLibrary& lib, const std::vector<RunRow>& rows,
+                                const std::string& runs_path);
+std::string report_text(const ValidationReport& r);
+std::string report_json(const ValidationReport& r);
+
+struct ValidateOptions {
+  std::string runs_path;
+  bool json = false;
+  std::optional<double> max_median_ape;  // percent; exit 1 when tier-A throughput median APE exceeds it
+};
+// Prints the report on `out` and returns the exit status (0; 1 when the gate fails). Throws on bad input
+// (unreadable CSV, missing id column, unknown presets), which the CLI turns into exit status 2.
+int validate_command(const Registry& reg, const PresetLibrary& lib, const ValidateOptions& opt, std::ostream& out, std::ostream& err);
+
+}  // namespace gs::validate

@@ -1,0 +1,300 @@
+// End-to-end test of the exported observatory in headless Chromium (Debian's /usr/bin/chromium driven by
+// playwright-core): loads the site from file://, clicks through every view, checks the numbers on screen
+// against `gpu-stack resolve --json`, calls the WebMCP tools through a stand-in navigator.modelContext,
+// and saves screenshots of every view at desktop (1280x800) and phone (390x844) width.
+//
+//   node e2e.mjs --gpu-stack BIN --site DIR --shots DIR --modules DIR [--runs CSV]
+import { createRequire } from 'node:module';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const args = Object.fromEntries(process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith('--') ? acc.concat([[a.slice(2), all[i + 1]]]) : acc), []));
+for (const k of ['gpu-stack', 'site', 'shots', 'modules']) if (!args[k]) { console.error('e2e: missing --' + k); process.exit(2); }
+const chromium = process.env.GSTACK_CHROMIUM || '/usr/bin/chromium';
+if (!fs.existsSync(chromium)) {
+  console.error(`e2e: FAILED: no Chromium at ${chromium}. Install it with tools/setup-deps (Debian package 'chromium'), or set GSTACK_CHROMIUM.`);
+  process.exit(1);
+}
+let playwright;
+try {
+  playwright = createRequire(path.join(path.resolve(args.modules), 'x.js'))('playwright-core');
+} catch (e) {
+  console.error(`e2e: FAILED: playwright-core is not installed under ${args.modules} (tests/site/setup-node-deps.sh installs it): ${e.message}`);
+  process.exit(1);
+}
+
+let failures = 0;
+let checks = 0;
+function check(cond, what) {
+  checks++;
+  if (!cond) { failures++; console.error('FAIL: ' + what); } else if (process.env.GSTACK_E2E_VERBOSE) console.log('ok: ' + what);
+}
+const rel = (a, b) => { const m = Math.max(Math.abs(a), Math.abs(b)); return m === 0 ? 0 : Math.abs(a - b) / m; };
+function cli(...a) {
+  return JSON.parse(execFileSync(args['gpu-stack'], a, { encoding: 'utf8', maxBuffer: 64 << 20 }));
+}
+const cliCache = new Map();
+function resolveCli(target, preset, assign) {
+  const key = [target, preset, assign || ''].join('|');
+  if (!cliCache.has(key)) {
+    const a = ['resolve', target, '--preset', preset, '--json'];
+    if (assign) a.push('--assign', assign);
+    cliCache.set(key, cli(...a));
+  }
+  return cliCache.get(key);
+}
+
+const site = path.resolve(args.site);
+const index = pathToFileURL(path.join(site, 'index.html')).href;
+fs.mkdirSync(args.shots, { recursive: true });
+const userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gstack-chromium-'));
+// A fresh profile every run (playwright passes it to Chromium as --user-data-dir).
+const context = await playwright.chromium.launchPersistentContext(userDir, {
+  executablePath: chromium,
+  headless: true,
+  viewport: { width: 1280, height: 800 },
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+    '--disable-component-update', '--disable-sync'],
+});
+const errors = [];
+const requests = [];
+try {
+  // A stand-in for the browser's model-context API: records what the page registers.
+  await context.addInitScript(() => {
+    window.__registered = [];
+    Object.defineProperty(navigator, 'modelContext', {
+      configurable: true,
+      value: { registerTool(tool, opts) { window.__registered.push({ tool, hasSignal: !!(opts && opts.signal) }); } },
+    });
+  });
+  const page = context.pages()[0] || await context.newPage();
+  page.setDefaultTimeout(10000);
+  page.on('pageerror', (e) => errors.push('pageerror: ' + e.message));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push('console: ' + m.text()); });
+  page.on('request', (r) => { if (!r.url().startsWith('file://') && !r.url().startsWith('data:')) requests.push(r.url()); });
+
+  await page.goto(index);
+  await page.waitForSelector('body[data-state="ready"]', { timeout: 10000 });
+  const readyAt = Number(await page.getAttribute('body', 'data-ready-at'));
+  console.log(`loaded the full model in ${readyAt} ms after navigation start`);
+  check(readyAt > 0 && readyAt < 1000, `the full model loads in under 1 s (${readyAt} ms)`);
+
+  const data = await page.evaluate(() => ({
+    presets: window.GStackApp.scenarios.map((s) => s.name),
+    questions: window.GStackApp.model.questions.map((q) => ({ key: q.key, name: window.GStackApp.model.variables[q.var].name })),
+  }));
+  console.log('presets on the page: ' + data.presets.join(', '));
+  check(data.presets.length >= 1, 'at least one preset');
+
+  // ---- Ask: every question under every preset, against the CLI
+  for (const preset of data.presets) {
+    await page.selectOption('#preset', preset);
+    await page.click('a[data-view="ask"]');
+    for (const q of data.questions) {
+      await page.click(`#ask-questions button[data-q="${q.key}"]`);
+      await page.waitForSelector(`#answer-value[data-var="${q.name}"]`);
+      const shown = await page.getAttribute('#answer-value', 'data-value');
+      const want = resolveCli(q.name, preset);
+      if (want.complete) {
+        check(rel(Number(shown), want.value) <= 1e-9, `Ask ${q.key} (${preset}): page ${shown} vs CLI ${want.value}`);
+        check((await page.textContent('#answer-value')).includes(want.unit === '1' ? '' : want.unit), `Ask ${q.key} shows the unit ${want.unit}`);
+      } else {
+        check(shown === '', `Ask ${q.key} (${preset}) is unresolved like the CLI`);
+      }
+      check((await page.textContent('#answer-interval')).length > 0, `Ask ${q.key} states its interval (or why there is none)`);
+      check((await page.getAttribute(`#ask-questions button[data-q="${q.key}"]`, 'aria-pressed')) === 'true', `Ask ${q.key}: its button is pressed`);
+    }
+    const total = resolveCli('econ.run.total_cost', preset);
+    if (total.complete && await page.$('#breakdown-check')) {
+      check((await page.getAttribute('#breakdown-check', 'data-equal')) === 'true', `breakdown of ${preset} adds up`);
+      const sum = Number(await page.getAttribute('#breakdown-sum', 'data-value'));
+      check(rel(sum, total.value) <= 1e-12, `breakdown sum ${sum} equals the CLI's total ${total.value} (${preset})`);
+      const parts = await page.$$eval('#ask-breakdown tbody .num', (n) => n.length);
+      check(parts >= 3, `the breakdown has parts (${parts - 2})`);
+    }
+  }
+  const preset = data.presets[0];
+  await page.selectOption('#preset', preset);
+
+  // ---- keyboard: Tab from the top reaches the skip link, then the views; Enter opens one
+  await page.goto('about:blank');
+  await page.goto(index + '#view=ask');
+  await page.waitForSelector('body[data-state="ready"]');
+  await page.keyboard.press('Tab');
+  check((await page.evaluate(() => document.activeElement.className)) === 'skip', 'the first Tab reaches the skip link');
+  let reached = false;
+  for (let i = 0; i < 12 && !reached; i++) {
+    await page.keyboard.press('Tab');
+    reached = (await page.evaluate(() => document.activeElement.textContent)) === 'Cone browser';
+  }
+  check(reached, 'Tab reaches the Cone browser tab');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#view-cone:not([hidden])');
+  check(page.url().includes('view=cone'), 'Enter on a tab opens its view (URL ' + page.url().split('#')[1] + ')');
+
+  // ---- Cone browser: search, expand, values against the CLI, permalink
+  await page.fill('#cone-search', 'cost.per_token');
+  await page.waitForSelector('#cone-results li');
+  await page.press('#cone-search', 'Enter');
+  await page.waitForSelector('#cone-tree li[data-var="econ.cost.per_token"]');
+  const rootName = await page.getAttribute('#cone-tree li[aria-level="1"]', 'data-var');
+  check(rootName === 'econ.cost.per_token', 'search + Enter opens econ.cost.per_token');
+  const cptCli = resolveCli('econ.cost.per_token', preset);
+  const children = await page.$$eval('#cone-tree li[aria-level="2"]', (ls) => ls.map((l) => ({ name: l.dataset.var, value: l.querySelector('.num').dataset.value, kind: l.querySelector('.badge').textContent })));
+  check(children.length >= 2, `econ.cost.per_token opens to its ${children.length} dependencies`);
+  const stepOf = new Map(cptCli.steps.map((s) => [s.variable, s.value]));
+  for (const c of children) {
+    if (!stepOf.has(c.name)) continue;
+    check(rel(Number(c.value), stepOf.get(c.name)) <= 1e-9, `cone value of ${c.name}: ${c.value} vs CLI ${stepOf.get(c.name)}`);
+  }
+  check(children.every((c) => /EQUATION|ROOT INPUT|CONSTANT|ASSIGNED/.test(c.kind)), 'every node carries a kind label');
+  // open a child with the keyboard
+  const expandable = await page.$('#cone-tree li[aria-level="2"] > .node > button.toggle');
+  if (expandable) {
+    await expandable.focus();
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#cone-tree li[aria-level="3"]');
+    check(true, 'a dependency opens with the keyboard');
+  }
+  const permalink = page.url();
+  check(permalink.includes('var=econ.cost.per_token') && permalink.includes('open='), 'the cone state is in the URL');
+  const depth3 = await page.$$eval('#cone-tree li[aria-level="3"]', (l) => l.length);
+  await page.goto('about:blank');
+  await page.goto(permalink);
+  await page.waitForSelector('body[data-state="ready"]');
+  check((await page.$$eval('#cone-tree li[aria-level="3"]', (l) => l.length)) === depth3, 'the permalink reopens the same tree');
+
+  // ---- Root debt against `gpu-stack root-debt --families --json`
+  await page.click('a[data-view="debt"]');
+  await page.waitForSelector('#debt-families tbody tr');
+  const fams = cli('root-debt', '--families', '--limit', '3', '--json');
+  const firstFam = await page.$$eval('#debt-families tbody tr', (rows) => rows.slice(0, 3).map((r) => [r.querySelector('th').textContent, r.querySelector('.num').textContent]));
+  for (let i = 0; i < firstFam.length; i++)
+    check(firstFam[i][0] === fams.families[i].family && Number(firstFam[i][1]) === fams.families[i].total_weight,
+      `root family #${i + 1}: page ${firstFam[i].join(' ')} vs CLI ${fams.families[i].family} ${fams.families[i].total_weight}`);
+  check((await page.$$eval('#debt-roots tbody tr', (r) => r.length)) > 5, 'roots by blast radius are listed');
+  check((await page.$$eval('#debt-influence tbody tr', (r) => r.length)) > 0, 'inputs by influence are listed');
+
+  // ---- Trace from the speed of light to cost per token
+  await page.click('a[data-view="trace"]');
+  await page.waitForSelector('#trace-path li');
+  const hops = await page.$$eval('#trace-path li.hop', (l) => l.map((x) => x.dataset.var));
+  if (hops.length) {
+    check(hops[0] === 'physics.speed_of_light' && hops[hops.length - 1] === 'econ.cost.per_token', `trace runs from physics.speed_of_light to econ.cost.per_token in ${hops.length - 1} hops`);
+  } else {
+    check(!!(await page.$('#trace-none')), 'trace says plainly that there is no path');
+  }
+  await page.fill('#trace-from', 'training.wallclock');
+  await page.fill('#trace-to', 'econ.cost.per_token');
+  await page.click('#trace-form button');
+  await page.waitForSelector('#trace-path li.hop[data-var="training.wallclock"]');
+  check(page.url().includes('from=training.wallclock'), 'a trace has a permalink');
+
+  // ---- Calculator: the preset's values, then one input doubled, against the CLI
+  await page.click('a[data-view="calc"]');
+  await page.waitForSelector('#calc-out .num');
+  const calcBase = await page.$$eval('#calc-out .num', (n) => n.map((x) => [x.dataset.var, x.dataset.value]));
+  for (const [name, value] of calcBase) {
+    const want = resolveCli(name, preset);
+    if (want.complete) check(rel(Number(value), want.value) <= 1e-9, `calculator ${name} at the preset: ${value} vs CLI ${want.value}`);
+  }
+  const input = await page.$('#calc-main input:not([disabled])');
+  check(!!input, 'the calculator has a main input');
+  if (input) {
+    const name = await input.getAttribute('data-var');
+    const old = Number(await input.inputValue());
+    const doubled = String(old * 2);
+    await input.fill(doubled);
+    await page.waitForFunction((n) => true, name);
+    const after = await page.$$eval('#calc-out .num', (n) => n.map((x) => [x.dataset.var, x.dataset.value]));
+    let compared = 0;
+    for (const [target, value] of after) {
+      const want = resolveCli(target, preset, `${name}=${doubled}`);
+      if (!want.complete) continue;
+      compared++;
+      check(rel(Number(value), want.value) <= 1e-9, `calculator ${target} with ${name}=${doubled}: ${value} vs CLI ${want.value}`);
+    }
+    check(compared > 0, 'calculator answers compared after a change');
+    await page.click('#calc-reset');
+    const reset = await page.$$eval('#calc-out .num', (n) => n.map((x) => [x.dataset.var, x.dataset.value]));
+    check(JSON.stringify(reset) === JSON.stringify(calcBase), 'Reset returns the calculator to the preset');
+  }
+
+  // ---- Validation against `gpu-stack validate --json`
+  await page.click('a[data-view="validation"]');
+  await page.waitForSelector('#val-body > *');
+  const valData = await page.evaluate(() => window.GStackApp.data.validation);
+  if (valData.available && args.runs) {
+    const want = cli('validate', '--runs', args.runs, '--json');
+    check(want.rows.length === valData.report.rows.length, `validation lists ${want.rows.length} runs like the CLI`);
+    const shownRows = await page.$$eval('#val-body table:last-of-type tbody tr', (r) => r.length);
+    check(shownRows >= want.rows.length, `every run has a row (${shownRows})`);
+    check(JSON.stringify(want.summary) === JSON.stringify(valData.report.summary), 'the error summary equals the CLI\'s');
+  } else {
+    check(!!(await page.$('#val-empty')), 'validation explains why it is empty');
+  }
+
+  // ---- Experiments: protocols, gates, verdicts
+  await page.click('a[data-view="experiments"]');
+  await page.waitForSelector('#exp-body article');
+  const exps = await page.$$eval('#exp-body article', (a) => a.map((x) => ({ id: x.dataset.experiment, verdict: x.querySelector('h2 .badge').dataset.verdict })));
+  const dirs = fs.readdirSync(path.join(path.dirname(new URL(import.meta.url).pathname), '../../experiments')).filter((d) => /^E\d+/.test(d));
+  check(exps.length === dirs.length, `one card per experiment (${exps.length} of ${dirs.length})`);
+  check(exps.every((e) => ['pass', 'fail', 'inconclusive', 'not run'].includes(e.verdict)), 'every experiment shows a verdict with a label');
+
+  // ---- WebMCP: registered tools, validated inputs, bounded outputs, read-only
+  const reg = await page.evaluate(() => window.__registered.map((r) => ({ name: r.tool.name, readOnly: r.tool.annotations.readOnlyHint, signal: r.hasSignal, schema: r.tool.inputSchema })));
+  check(reg.length >= 8, `WebMCP registered ${reg.length} tools`);
+  check(reg.every((t) => t.readOnly && t.signal && t.schema.type === 'object' && t.schema.additionalProperties === false), 'every tool is read-only, strict and abortable');
+  const call = (name, a) => page.evaluate(([n, x]) => window.__registered.find((r) => r.tool.name === n).tool.execute(x), [name, a]);
+  const ask = await call('ask_question', { question: 'power', preset });
+  const power = resolveCli('econ.job.dc_power', preset);
+  if (power.complete) check(ask.ok && rel(ask.answer.value * 1, power.value / (await page.evaluate(() => window.GStackApp.model.variables.find((v) => v.name === 'econ.job.dc_power').scale))) <= 1e-9, 'ask_question answers like the CLI');
+  check(page.url().includes('q=power'), 'a tool call updates the visible page');
+  const bad = await call('ask_question', { question: 'nope' });
+  check(!bad.ok && bad.code === 'INVALID_ARGUMENT' && bad.field === 'question', 'invalid arguments are refused with the field named');
+  const extra = await call('browse_cone', { variable: 'econ.cost.per_token', verdict: 'pass' });
+  check(!extra.ok && extra.code === 'INVALID_ARGUMENT', 'unknown arguments are refused');
+  const cone = await call('browse_cone', { variable: 'econ.cost.per_token' });
+  check(cone.ok && cone.kind === 'equation' && JSON.stringify(cone).length <= 1500, 'browse_cone answers within 1,500 characters');
+  const tr = await call('trace_causal_path', { from_node: 'training.wallclock', to_node: 'econ.cost.per_token' });
+  check(tr.ok && tr.nodes[tr.nodes.length - 1].name === 'econ.cost.per_token', 'trace_causal_path returns the path');
+  const ev = await call('open_evidence', { evidence_id: 'E001' });
+  check(ev.ok && ev.read_only === true && JSON.stringify(ev).length <= 1500, 'open_evidence reads an experiment, bounded');
+  for (const t of reg) {
+    const r = await call(t.name, {});
+    check(JSON.stringify(r).length <= 1500, `${t.name}({}) stays within 1,500 characters`);
+  }
+  const verdictsAfter = await page.$$eval('#exp-body article', (a) => a.map((x) => x.querySelector('h2 .badge').dataset.verdict));
+  await page.click('a[data-view="experiments"]');
+  check(JSON.stringify(verdictsAfter) === JSON.stringify(exps.map((e) => e.verdict)), 'no tool call changed a verdict');
+
+  // ---- screenshots of every view at desktop and phone width; no sideways scrolling on a phone
+  const views = ['ask', 'cone', 'debt', 'trace', 'calc', 'validation', 'experiments'];
+  for (const [label, vp] of [['desktop', { width: 1280, height: 800 }], ['phone', { width: 390, height: 844 }]]) {
+    await page.setViewportSize(vp);
+    for (const v of views) {
+      const extraHash = v === 'cone' ? '&var=econ.cost.per_token' : '';
+      await page.goto(index + '#view=' + v + '&preset=' + encodeURIComponent(preset) + extraHash);
+      await page.waitForSelector('body[data-state="ready"]');
+      await page.waitForSelector(`#view-${v}:not([hidden])`);
+      const file = path.join(args.shots, `${v}-${label}.png`);
+      await page.screenshot({ path: file, fullPage: true });
+      check(fs.statSync(file).size > 5000, `screenshot ${path.basename(file)}`);
+      if (label === 'phone') {
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        check(overflow <= 1, `${v} fits a phone without sideways scrolling (overflow ${overflow}px)`);
+      }
+    }
+  }
+  check(errors.length === 0, 'no page errors: ' + errors.slice(0, 3).join(' | '));
+  check(requests.length === 0, 'no network requests: ' + requests.slice(0, 3).join(' '));
+} finally {
+  await context.close();
+  fs.rmSync(userDir, { recursive: true, force: true });
+}
+console.log(`e2e: ${checks - failures} of ${checks} checks passed; screenshots in ${path.resolve(args.shots)}`);
+process.exit(failures ? 1 : 0);

@@ -1,0 +1,84 @@
+// Deterministic arithmetic and random numbers: the same bits on every machine.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "runtime/sim/detmath.h"
+#include "runtime/sim/rng.h"
+#include "runtime/sim/stats.h"
+
+using namespace gs::sim;
+
+TEST_CASE("splitmix64 and xoshiro256** match their published test vectors") {
+  uint64_t state = 0;
+  CHECK(splitmix64(state) == 0xe220a8397b1dcdafull);
+  CHECK(splitmix64(state) == 0x6e789e6aa1b965f4ull);
+  CHECK(splitmix64(state) == 0x06c45d188009454full);
+  Rng rng(std::array<uint64_t, 4>{1, 2, 3, 4});
+  for (uint64_t expected : {11520ull, 0ull, 1509978240ull, 1215971899390074240ull, 1216172134540287360ull}) CHECK(rng.next() == expected);
+}
+
+TEST_CASE("a seed fixes the stream; streams for different purposes differ") {
+  Rng a(42), b(42), c(43);
+  for (int i = 0; i < 100; ++i) {
+    uint64_t x = a.next();
+    CHECK(x == b.next());
+    CHECK(x != c.next());
+  }
+  CHECK(derive_seed(7, 1) != derive_seed(7, 2));
+  CHECK(derive_seed(7, 1) == derive_seed(7, 1));
+}
+
+TEST_CASE("deterministic log, exp, sin and cos stay within a few ulp of the C library") {
+  auto ulps = [](double a, double b) { return std::fabs(a - b) / std::max(std::fabs(b) * 0x1p-52, 0x1p-1074); };
+  for (double x = 1e-300; x < 1e300; x *= 1.37) CHECK(ulps(det_log(x), std::log(x)) <= 4);
+  for (double x = -700; x < 700; x += 0.731) CHECK(ulps(det_exp(x), std::exp(x)) <= 4);
+  for (double x = -0.785; x <= 0.785; x += 0.0123) {
+    double s, c;
+    det_sincos_small(x, s, c);
+    CHECK(std::fabs(s - std::sin(x)) <= 4e-16);
+    CHECK(std::fabs(c - std::cos(x)) <= 4e-16);
+  }
+  CHECK(det_log(1.0) == 0.0);
+  CHECK(det_exp(0.0) == 1.0);
+  CHECK(std::isnan(det_log(-1.0)));
+}
+
+TEST_CASE("distributions have the moments they claim") {
+  Rng rng(2024);
+  const int n = 200000;
+  double sum_exp = 0, sum_norm = 0, sum_norm2 = 0;
+  std::vector<double> logn;
+  for (int i = 0; i < n; ++i) {
+    sum_exp += rng.exponential(0.5);
+    double z = rng.normal();
+    sum_norm += z;
+    sum_norm2 += z * z;
+    logn.push_back(rng.lognormal(3.0, 0.7));
+  }
+  CHECK(sum_exp / n == doctest::Approx(2.0).epsilon(0.02));
+  CHECK(sum_norm / n == doctest::Approx(0.0).epsilon(0.01));
+  CHECK(sum_norm2 / n == doctest::Approx(1.0).epsilon(0.02));
+  std::nth_element(logn.begin(), logn.begin() + n / 2, logn.end());
+  CHECK(logn[n / 2] == doctest::Approx(3.0).epsilon(0.02));
+  // Weibull with shape 1 is exponential with mean = scale.
+  double sum_w = 0;
+  for (int i = 0; i < n; ++i) sum_w += rng.weibull(1.0, 4.0);
+  CHECK(sum_w / n == doctest::Approx(4.0).epsilon(0.02));
+  std::vector<int> hits(7, 0);
+  for (int i = 0; i < 70000; ++i) ++hits[rng.below(7)];
+  for (int h : hits) CHECK(h == doctest::Approx(10000).epsilon(0.05));
+}
+
+TEST_CASE("bootstrap intervals are deterministic for a seed and bracket the mean") {
+  std::vector<double> v = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  Interval a = bootstrap_mean_interval(v, 0.95, 2000, 9), b = bootstrap_mean_interval(v, 0.95, 2000, 9);
+  CHECK(a.lower == b.lower);
+  CHECK(a.upper == b.upper);
+  CHECK(a.lower < mean(v));
+  CHECK(a.upper > mean(v));
+  CHECK(a.lower > 3.0);
+  CHECK(a.upper < 8.0);
+}
