@@ -8,7 +8,7 @@
 //   gpu-stack root-debt [--families] [--limit N] [--include-constraints] [--preset P --target NAME]
 //   gpu-stack verify [--profile fast|full]
 //   gpu-stack scenario-audit [--preset P]... [--target [LABEL=]NAME]... [--missing-families] [--fail-on-issues]
-//   gpu-stack next-work [--preset P] [--target NAME]... [--limit N]
+//   gpu-stack next-work [--preset P] [--target NAME]... [--runs FILE.csv] [--limit N]
 //   gpu-stack validate --runs FILE.csv [--max-median-ape PCT]
 //   gpu-stack calibrate --runs FILE.csv [--out presets/calibration/fitted.toml]
 // Every command takes --json and --image FILE. Exit status: 0 success, 1 findings (violated
@@ -420,7 +420,7 @@ int main(int argc, char** argv) {
   gs::NextWorkRequest work_req;
   auto* work = app.add_subcommand("next-work", "Ranked list of the most decision-relevant gaps: blockers, unsourced influential inputs");
   work->add_option("--preset", work_req.preset, "scenario to weigh inputs under (default: default, else the dense fixture)");
-  work->add_option("--target", work_req.targets, "headline target (repeatable; default: the preset's targets)")->allow_extra_args(false);
+  work->add_option("--target", work_req.targets, "headline target (repeatable; default: econ.cost.per_token, else the preset's targets)")->allow_extra_args(false);
   work->add_option("--limit", work_req.limit, "items to show (default 10)")->check(CLI::NonNegativeNumber);
   work->add_option("--runs", work_req.runs_path, "published runs (CSV) to validate; list the largest residuals");
   add_common(work, common);

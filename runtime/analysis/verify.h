@@ -4,9 +4,9 @@
 // a variant or approximation depends on the selection and is a warning), unit and reference coverage,
 // well-formed expressions that name only registered variables, constraints and validity conditions that
 // are true or false whatever the inputs, the constants rule (docs/language.md), that every preset
-// loads and its [targets] resolve to the [expected] values, and that the image matches the model
-// sources it was compiled from (SHA-256 per file). `full` adds JIT-versus-GiNaC agreement for every
-// value relation on sampled points that respect the variables' declared domains.
+// loads, and that the image matches the model sources it was compiled from (SHA-256 per file). `full`
+// adds that every preset's [targets] resolve to its [expected] values, and JIT-versus-GiNaC agreement
+// for every value relation on sampled points that respect the variables' declared domains.
 #pragma once
 
 #include <cstdint>
@@ -22,7 +22,7 @@ struct VerifyRequest {
   std::string profile = "fast";  // fast or full
   bool json = false;
   std::string image_path;        // shown in the report
-  std::string presets_dir;       // empty: skip the preset check
+  std::string presets_dir;       // empty: the preset check only warns that there is none
   size_t samples = 3;            // points per relation in the JIT check
   uint64_t seed = 2024;
   double tolerance = 1e-9;       // relative, JIT versus GiNaC

@@ -109,7 +109,7 @@ Scenario E001Scenario::for_policy(const std::string& policy) const {
   double ckpt = j.value("checkpoint_bytes", 0.0);
   // The reference's energy boundary: site base power plus accelerator compute power, nothing else.
   s.model = {{"training.t_step", flops / capacity},
-             {"par.batch.tokens_per_step", j["tokens_per_step"].get<double>()},
+             {"arch.tokens_per_step", j["tokens_per_step"].get<double>()},
              {"training.flops_per_step", flops},
              {"training.checkpoint.state_bytes", ckpt > 0 ? ckpt : j["gradient_bytes"].get<double>()},
              {"training.restart_overhead", 0},

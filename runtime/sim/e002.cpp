@@ -50,7 +50,7 @@ Scenario build(const E002Scenario& sc, const std::string& arm, const std::vector
     s.sources.push_back({src.at("id").get<std::string>(), src.at("citation").get<std::string>(), src.value("url", std::string())});
   s.model = {{"training.t_step", v("step_compute_s") + v("step_comm_s")},
              {"training.t_exposed_comm", v("step_comm_s")},
-             {"par.batch.tokens_per_step", v("tokens_per_step")},
+             {"arch.tokens_per_step", v("tokens_per_step")},
              {"training.checkpoint.state_bytes", v("state_bytes")},
              {"training.restart_overhead", 0},
              {"training.failure_detection_time", 0},

@@ -12,7 +12,7 @@ const std::vector<ModelVariable>& sim_model_variables() {
   static const std::vector<ModelVariable> vars = {
       {"training.t_step", "s", S::workload, true, "one optimizer step at full membership"},
       {"training.t_exposed_comm", "s", S::workload, false, "part of the step spent waiting on collectives"},
-      {"par.batch.tokens_per_step", "token", S::workload, true, "tokens in one global batch"},
+      {"arch.tokens_per_step", "token", S::workload, true, "tokens in one global batch"},
       {"training.flops_per_step", "FLOP", S::workload, false, "model FLOPs of one step (reporting)"},
       {"training.checkpoint.state_bytes", "byte", S::workload, true, "one copy of weights and optimizer state"},
       {"training.restart_overhead", "s", S::workload, true, "relaunch and initialise after an interruption"},
@@ -71,14 +71,14 @@ struct Reader {
 
 WorkloadInputs workload_from_values(const std::map<std::string, double>& values) {
   Reader r(values, InputScope::workload);
-  for (const char* n : {"training.t_step", "par.batch.tokens_per_step", "training.checkpoint.state_bytes", "gpu.power.total",
+  for (const char* n : {"training.t_step", "arch.tokens_per_step", "training.checkpoint.state_bytes", "gpu.power.total",
                         "training.elastic.reconfig_time", "training.checkpoint.memory_write_time",
                         "training.checkpoint.memory_restore_time", "cluster.state_transfer.bw", "training.flops_per_step"})
     r.require(r.get(n) > 0, n, "> 0");
   for (const char* n : {"training.t_exposed_comm", "training.restart_overhead", "training.failure_detection_time", "gpu.power.comm"})
     r.require(r.get(n) >= 0, n, ">= 0");
-  double tokens = r.get("par.batch.tokens_per_step");
-  r.require(tokens == std::floor(tokens) && tokens <= 9.007199254740992e15, "par.batch.tokens_per_step", "a whole number of tokens");
+  double tokens = r.get("arch.tokens_per_step");
+  r.require(tokens == std::floor(tokens) && tokens <= 9.007199254740992e15, "arch.tokens_per_step", "a whole number of tokens");
   r.require(r.get("training.t_exposed_comm") < r.get("training.t_step"), "training.t_exposed_comm", "shorter than training.t_step");
   r.finish("workload");
   WorkloadInputs w;

@@ -22,7 +22,7 @@ namespace gs::sim {
 struct WorkloadInputs {
   double t_step_s = 0;                      // training.t_step: one optimizer step at full membership
   double t_exposed_comm_s = 0;              // training.t_exposed_comm: part of t_step spent waiting on collectives
-  uint64_t tokens_per_step = 0;             // par.batch.tokens_per_step (whole tokens: work is counted in tokens)
+  uint64_t tokens_per_step = 0;             // arch.tokens_per_step (whole tokens: work is counted in tokens)
   std::optional<double> flops_per_step;     // training.flops_per_step (reporting only)
   double state_bytes = 0;                   // training.checkpoint.state_bytes: one copy of weights and optimizer state
   double restart_overhead_s = 0;            // training.restart_overhead: relaunch and initialise, without state load

@@ -294,6 +294,9 @@ json scenario_json(const Registry& reg, const PresetLibrary& lib, const std::str
   for (const auto& [v, x] : values) {
     if (!computed.count(v)) continue;
     double y = vals[v];
+    // With missing inputs the resolver may still get a number symbolically (0 * x); the program reads
+    // NaN there, as the page shows "unresolved". Only finite program values are compared.
+    if (!std::isfinite(y) && !missing.empty()) continue;
     double err = std::isfinite(y) ? relative_difference(x, y) : 1;
     max_err = std::max(max_err, err);
   }

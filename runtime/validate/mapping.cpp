@@ -26,6 +26,7 @@ const std::vector<HardwareRule>& hardware_rules() {
       {"validate/hardware/b200", {"b200"}, {"gb200"}},
       {"validate/hardware/gh200", {"gh200"}, {}},
       {"validate/hardware/h200_sxm", {"h200"}, {"gh200"}},
+      {"validate/hardware/h800_sxm", {"h800"}, {"pcie"}},
       {"validate/hardware/h100_pcie", {"h100", "pcie"}, {}},
       {"validate/hardware/h100_sxm", {"h100"}, {"pcie", "nvl"}},
       {"validate/hardware/a100_pcie", {"a100", "pcie"}, {}},
@@ -45,12 +46,16 @@ std::string normalise(const std::string& text) {
   return out;
 }
 
-bool preset_exists(const PresetLibrary& lib, const std::string& name) {
+// "" when the preset loads; "missing" when there is no such file; otherwise the load error.
+std::string preset_problem(const PresetLibrary& lib, const std::string& name) {
   try {
     lib.load(name);
-    return true;
-  } catch (const std::exception&) {
-    return false;
+    return "";
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    if (what.find("unknown preset '" + name + "'") != std::string::npos || what.find("cannot read preset file '" + name + "'") != std::string::npos)
+      return "missing";
+    return what;
   }
 }
 
@@ -65,6 +70,7 @@ struct Cells {
   std::optional<double> num(const std::string& col) {
     if (!row.has(col)) return std::nullopt;
     auto v = parse_plain_number(row.get(col));
+    if (!v) v = parse_scaled_count(row.get(col));  // "~380", "1.5M"
     if (!v) bad.push_back(col + " = '" + row.get(col) + "'");
     return v;
   }
@@ -129,7 +135,12 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
 
   // ---- what the row reports -----------------------------------------------------------------------------
   const auto gpus = c.num("gpu_count");
-  const auto seq = c.num("seq_len");
+  // Context lengths with a suffix are binary: "8K" is 8192 tokens.
+  std::optional<double> seq = parse_plain_number(row.get("seq_len"));
+  if (!seq && row.has("seq_len")) {
+    seq = parse_binary_count(row.get("seq_len"));
+    if (!seq) c.bad.push_back("seq_len = '" + row.get("seq_len") + "'");
+  }
   const std::string def = lower(row.get("utilization_definition"));
   const std::string def_compact = normalise(def);
   const auto peak_used = c.num("peak_tflops_per_gpu_used");
@@ -226,7 +237,9 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
   const auto year = source_year(row);
   auto hw = hardware_preset_for(row.get("hardware"));
   if (!hw) return fail(row.has("hardware") ? "no hardware preset matches '" + row.get("hardware") + "'" : "the row names no hardware");
-  if (!preset_exists(lib, *hw)) return fail("hardware '" + row.get("hardware") + "' maps to preset " + *hw + ", which does not exist yet");
+  if (auto problem = preset_problem(lib, *hw); !problem.empty())
+    return fail(problem == "missing" ? "hardware '" + row.get("hardware") + "' maps to preset " + *hw + ", which does not exist yet"
+                                     : "hardware preset " + *hw + " does not load: " + problem);
   const std::string prec_text = lower(row.get("precision"));
   Precision prec;
   if (prec_text.find("fp4") != std::string::npos) prec = Precision::NVFP4;
@@ -245,9 +258,18 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
   s.hardware_preset = *hw;
   s.presets = {kBasePreset, *hw};
   if (prec != Precision::BF16 && prec != Precision::FP16) {
-    const std::string p = *hw + "_" + precision_key(prec);
-    if (!preset_exists(lib, p)) return fail(std::string(precision_key(prec)) + " training on " + row.get("hardware") + ": no preset " + p + " with that precision's peak and measured ceiling");
+    std::string p = *hw + "_" + precision_key(prec);
+    // MXFP8 GEMMs run at the FP8 tensor rate (Blackwell); without an MXFP8 preset the FP8 one is used.
+    if (prec == Precision::MXFP8 && preset_problem(lib, p) == "missing" && preset_problem(lib, *hw + "_fp8").empty()) {
+      note("MXFP8 GEMMs taken at the FP8 peak and measured FP8 ceiling of " + *hw + "_fp8");
+      p = *hw + "_fp8";
+    }
+    if (auto problem = preset_problem(lib, p); !problem.empty())
+      return fail(problem == "missing" ? std::string(precision_key(prec)) + " training on " + row.get("hardware") + ": no preset " + p +
+                                             " with that precision's peak and measured ceiling"
+                                       : "precision preset " + p + " does not load: " + problem);
     s.presets.push_back(p);
+    if (prec == Precision::FP8 || prec == Precision::MXFP8) s.presets.push_back("validate/precision/fp8");
   }
   s.variants["precision.train.bytes_per_value"] = precision_key(prec);
   if (prec == Precision::FP16) s.variants["precision.train.bytes_per_value"] = "fp16";
@@ -314,6 +336,8 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
   // Megatron's rank order puts tensor, then context, then data parallel ranks next to each other, so a
   // pipeline neighbour is tp x cp x dp ranks away.
   s.assign["col.pp.stride"] = tp * cp * dp;
+  // The scale-out fabric is sized for at least the job: switch tiers follow from the GPUs it connects.
+  s.assign["cluster.site.n_gpus"] = *gpus;
   if (*heads < tp) return fail("tp " + fmt(tp) + " exceeds the " + fmt(*heads) + " attention heads");
   if (sharded) {
     int stage = 3;
@@ -331,9 +355,9 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
       // par.sp = par.tp by the model's own relation
     } else if (sp_text.rfind("no", 0) == 0 || sp_text == "false" || sp_text == "0") {
       s.assign["par.sp"] = 1;
-    } else if (year && *year < 2022) {
+    } else if (year && *year < 2023) {
       s.assign["par.sp"] = 1;
-      note("sequence parallelism not stated; published " + std::to_string(*year) + ", before Korthikanti et al. 2022: none");
+      note("sequence parallelism not stated; published " + std::to_string(*year) + ", before it was common (Korthikanti et al. 2022): none");
     } else {
       note("sequence parallelism not stated: assumed on with tensor parallelism");
     }
@@ -395,9 +419,9 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
                            fw.find("efficient") != std::string::npos;
   bool flash = true;
   if (!flash_named) {
-    if (year && *year < 2022) {
+    if (year && *year < 2023) {
       flash = false;
-      note("published " + std::to_string(*year) + ", before FlashAttention (2022): materialising attention");
+      note("published " + std::to_string(*year) + ", before fused attention kernels were common (FlashAttention, mid-2022): materialising attention");
     } else if (!year) {
       note("attention kernel not stated and no publication year found: FlashAttention assumed");
     }

@@ -95,6 +95,7 @@
       if (t.violations) ans.append(el('p', { class: 'warn' }, '\u26a0 ', String(t.violations), ' constraint or validity check(s) violated; see gpu-stack resolve --constraints.'));
     } else {
       ans.append(el('p', { class: 'big', id: 'answer-value', 'data-var': v.name, 'data-value': '' }, 'unresolved'));
+      ans.append(el('p', { id: 'answer-interval', class: 'muted' }, 'Interval: none, because the answer is unresolved.'));
       const miss = (t && t.missing) || [];
       ans.append(el('p', null, 'The preset leaves ', String(miss.length), ' input(s) unassigned, so the answer is a formula in them:'));
       ans.append(el('ul', null, miss.slice(0, 20).map((m) => el('li', null, varLink(m)))));
@@ -110,7 +111,7 @@
       const tv = V(s.breakdown.total_var);
       const rows = b.rows.map((r) => [varLink(r.var), el('span', { class: 'num', 'data-value': String(r.value) }, C.formatQuantity(V(r.var), r.value)),
         el('span', { class: 'bar-cell' }, el('span', { class: 'bar', style: 'width:' + Math.max(0, Math.min(100, 100 * (r.share || 0))).toFixed(1) + '%' }),
-          el('span', null, r.share === null ? '' : (100 * r.share).toFixed(2) + '%'))]);
+          el('span', null, r.share === null ? '' : C.formatNumber(100 * r.share, 3) + '%'))]);
       rows.push([el('strong', null, 'Sum of the parts'), el('strong', { class: 'num', id: 'breakdown-sum', 'data-value': String(b.sum) }, C.formatQuantity(tv, b.sum)), '']);
       rows.push([varLink(s.breakdown.total_var, 'Total (' + tv.name + ')'), el('strong', { class: 'num', id: 'breakdown-total', 'data-value': String(b.total) }, C.formatQuantity(tv, b.total)),
         el('span', { id: 'breakdown-check', 'data-equal': String(b.equal) }, b.equal ? '\u2714 the parts add up to the total' : '\u2716 the parts do not add up')]);
@@ -208,7 +209,17 @@
       list.append(el('li', { class: 'warn' }, 'Unknown variable: ' + (!a ? from : to)));
       return;
     }
-    const hops = C.tracePath(model, scenario(), a.id, b.id);
+    let hops = C.tracePath(model, scenario(), a.id, b.id, { live: true });
+    const live = !!hops;
+    if (!hops) hops = C.tracePath(model, scenario(), a.id, b.id);
+    const note = $('trace-note');
+    note.textContent = '';
+    if (hops && !live) {
+      const cut = hops.filter((h) => C.kindOf(model, scenario(), h.var) === 'assigned').map((h) => V(h.var).name);
+      note.textContent = 'Under preset ' + state.preset + ' this chain is cut' + (cut.length ? ': ' + cut.slice(0, 3).join(', ') + (cut.length > 1 ? ' are' : ' is') + ' assigned' : '') +
+        ', so a change in ' + from + ' does not reach ' + to + '. The chain below is the model\u2019s, not this preset\u2019s.';
+    }
+    note.dataset.live = String(live);
     if (!hops) {
       list.append(el('li', { class: 'warn', id: 'trace-none' }, 'No chain of relations leads from ' + from + ' to ' + to + '.'));
       return;
@@ -363,6 +374,8 @@
       if (a.dataset.view === state.view) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
       a.href = C.formatHash({ view: a.dataset.view, preset: state.preset });
     }
+    const tab = document.querySelector('.tabs a[data-view="' + state.view + '"]');
+    announce((tab ? tab.textContent : state.view) + ' view, preset ' + state.preset + '.');
     renderers[state.view]();
     document.body.dataset.view = state.view;
   }

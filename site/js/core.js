@@ -165,8 +165,13 @@
 
   // Shortest chain of relations from `fromId` up to `toId` (breadth-first over dependents). Prefers the
   // scenario's selected relations; returns [{var, rel}] where rel links var to the next hop, or null.
-  function tracePath(model, scenario, fromId, toId) {
+  // With opts.live, only the edges the scenario evaluates: no hop into an assigned variable, and only a
+  // variable's selected relation where it has one (so a change at `fromId` really reaches `toId`).
+  function tracePath(model, scenario, fromId, toId, opts) {
     const { dependents } = indexModel(model);
+    const live = opts && opts.live && scenario;
+    const allowed = (e) => !live || (!Object.prototype.hasOwnProperty.call(scenario.assigned || {}, e.to) &&
+      (!scenario.selected || scenario.selected[e.to] === undefined || scenario.selected[e.to] === e.rel));
     if (fromId === toId) return [{ var: fromId, rel: null }];
     const prev = new Map([[fromId, null]]);
     const queue = [fromId];
@@ -178,7 +183,7 @@
         return sa - sb || a.to - b.to;
       });
       for (const e of edges) {
-        if (prev.has(e.to)) continue;
+        if (prev.has(e.to) || !allowed(e)) continue;
         prev.set(e.to, { from: v, rel: e.rel });
         if (e.to === toId) {
           const hops = [{ var: toId, rel: null }];

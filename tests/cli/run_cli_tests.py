@@ -582,6 +582,62 @@ def next_work_text(cli):
         contains(err, "did you mean 'lab.sum'")
 
 
+# ---- validate and calibrate against published runs (shared/data/calibration-runs.csv)
+
+RUNS = os.path.join(HERE, "..", "..", "..", "shared", "data", "calibration-runs.csv")
+
+
+@case
+def validate_calibration_runs_json(cli):
+    j = cli.json("validate", "--runs", RUNS, image="model")
+    check(len(j["rows"]) == 54, "every row is listed")
+    for r in j["rows"]:
+        check(r["built"] or r.get("reason"), f"{r['id']}: an unbuilt row carries its reason")
+    t = j["summary_tier_a"]["throughput"]
+    check(set(t) == {"n", "median_ape", "mean_ape"}, "summary fields")
+    check(t["n"] >= 20 and t["median_ape"] <= 5.0, f"tier-A throughput median APE {t['median_ape']} over {t['n']} rows")
+    for name, s in j["summary"].items():
+        check(s["n"] >= 1 and s["median_ape"] >= 0, f"summary {name}")
+
+
+@case
+def validate_text_and_gate(cli):
+    out, _ = cli.run("validate", "--runs", RUNS, "--max-median-ape", "5", image="model")
+    contains(out, "Rows not built (", "Summary: absolute percentage error of the prediction", "  throughput ")
+    _, err = cli.run("validate", "--runs", RUNS, "--max-median-ape", "0.001", image="model", expect=1)
+    contains(err, "tier-A throughput median APE")
+
+
+@case
+def validate_bad_input(cli):
+    _, err = cli.run("validate", "--runs", "/nonexistent/runs.csv", image="model", expect=2)
+    contains(err, "cannot read")
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "runs.csv")
+        with open(path, "w") as f:
+            f.write("name,tier\nx,A\n")
+        _, err = cli.run("validate", "--runs", path, image="model", expect=2)
+        contains(err, "'id' column")
+        with open(path, "w") as f:
+            f.write('id,tier,hardware,notes\nq1,A,"A100, 80GB","quoted, with a comma"\n')
+        j = cli.json("validate", "--runs", path, image="model")
+        check(len(j["rows"]) == 1 and not j["rows"][0]["built"], "the quoted row is read and listed as not built")
+        contains(j["rows"][0]["reason"], "reports nothing")
+
+
+@case
+def calibrate_reproduces_preset(cli):
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "fitted.toml")
+        cli.run("calibrate", "--runs", RUNS, "--out", out, image="model")
+        with open(out) as f:
+            text = f.read()
+        contains(text, 'name = "fitted"', "[assign]", '"kernel.gemm.efficiency" = ', "Objective: mean |ln(predicted / reported)|")
+        j = cli.json("calibrate", "--runs", RUNS, image="model")
+        check(j["objective"] <= j["objective_start"], "the fit does not get worse than its start")
+        check(len(j["rows"]) >= 20, "tier-A rows used")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--list", action="store_true")

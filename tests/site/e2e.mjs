@@ -193,12 +193,17 @@ try {
   await page.waitForSelector('#trace-path li.hop[data-var="training.wallclock"]');
   check(page.url().includes('from=training.wallclock'), 'a trace has a permalink');
 
-  // ---- Calculator: the preset's values, then one input doubled, against the CLI
+  // ---- Calculator: the preset's values, then one input doubled, against the CLI. It uses the first
+  // preset whose cost per token resolves (the default one may still have missing inputs).
+  const calcPreset = data.presets.find((p) => resolveCli('econ.cost.per_token', p).complete);
+  check(!!calcPreset, 'some preset resolves cost per token');
+  console.log('calculator and screenshots use preset ' + calcPreset);
+  await page.selectOption('#preset', calcPreset);
   await page.click('a[data-view="calc"]');
   await page.waitForSelector('#calc-out .num');
   const calcBase = await page.$$eval('#calc-out .num', (n) => n.map((x) => [x.dataset.var, x.dataset.value]));
   for (const [name, value] of calcBase) {
-    const want = resolveCli(name, preset);
+    const want = resolveCli(name, calcPreset);
     if (want.complete) check(rel(Number(value), want.value) <= 1e-9, `calculator ${name} at the preset: ${value} vs CLI ${want.value}`);
   }
   const input = await page.$('#calc-main input:not([disabled])');
@@ -212,7 +217,7 @@ try {
     const after = await page.$$eval('#calc-out .num', (n) => n.map((x) => [x.dataset.var, x.dataset.value]));
     let compared = 0;
     for (const [target, value] of after) {
-      const want = resolveCli(target, preset, `${name}=${doubled}`);
+      const want = resolveCli(target, calcPreset, `${name}=${doubled}`);
       if (!want.complete) continue;
       compared++;
       check(rel(Number(value), want.value) <= 1e-9, `calculator ${target} with ${name}=${doubled}: ${value} vs CLI ${want.value}`);
@@ -250,8 +255,8 @@ try {
   check(reg.length >= 8, `WebMCP registered ${reg.length} tools`);
   check(reg.every((t) => t.readOnly && t.signal && t.schema.type === 'object' && t.schema.additionalProperties === false), 'every tool is read-only, strict and abortable');
   const call = (name, a) => page.evaluate(([n, x]) => window.__registered.find((r) => r.tool.name === n).tool.execute(x), [name, a]);
-  const ask = await call('ask_question', { question: 'power', preset });
-  const power = resolveCli('econ.job.dc_power', preset);
+  const ask = await call('ask_question', { question: 'power', preset: calcPreset });
+  const power = resolveCli('econ.job.dc_power', calcPreset);
   if (power.complete) check(ask.ok && rel(ask.answer.value * 1, power.value / (await page.evaluate(() => window.GStackApp.model.variables.find((v) => v.name === 'econ.job.dc_power').scale))) <= 1e-9, 'ask_question answers like the CLI');
   check(page.url().includes('q=power'), 'a tool call updates the visible page');
   const bad = await call('ask_question', { question: 'nope' });
@@ -278,7 +283,7 @@ try {
     await page.setViewportSize(vp);
     for (const v of views) {
       const extraHash = v === 'cone' ? '&var=econ.cost.per_token' : '';
-      await page.goto(index + '#view=' + v + '&preset=' + encodeURIComponent(preset) + extraHash);
+      await page.goto(index + '#view=' + v + '&preset=' + encodeURIComponent(calcPreset) + extraHash);
       await page.waitForSelector('body[data-state="ready"]');
       await page.waitForSelector(`#view-${v}:not([hidden])`);
       const file = path.join(args.shots, `${v}-${label}.png`);

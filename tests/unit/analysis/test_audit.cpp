@@ -87,7 +87,7 @@ TEST_CASE("scenario audit: source, counts, targets' status and missing families 
   CHECK(text.str().find("      family=t.p category=primitive-root count=1 names=t.p.b\n") != std::string::npos);
 }
 
-TEST_CASE("scenario audit: --target replaces each preset's targets; --preset narrows the list") {
+TEST_CASE("scenario audit: --target replaces each preset's targets and --preset narrows the list") {
   Presets p;
   AuditRequest req;
   req.presets_dir = p.dir.path.string();

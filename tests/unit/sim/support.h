@@ -53,7 +53,7 @@ seed = 7
 horizon = ")TOML" + horizon + R"TOML("
 [model]
 "training.t_step" = { value = "2 s", source = "assumption", note = "test" }
-"par.batch.tokens_per_step" = { value = "1000 token", source = "assumption", note = "test" }
+"arch.tokens_per_step" = { value = "1000 token", source = "assumption", note = "test" }
 "training.checkpoint.state_bytes" = { value = "100 GB", source = "assumption", note = "test" }
 "training.restart_overhead" = { value = "60 s", source = "assumption", note = "test" }
 "training.failure_detection_time" = { value = "30 s", source = "assumption", note = "test" }

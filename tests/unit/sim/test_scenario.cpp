@@ -54,7 +54,7 @@ TEST_CASE("numbers without a source, with the wrong dimension or in the wrong pl
 }
 
 TEST_CASE("inputs_from_values is the boundary a resolver will fill") {
-  std::map<std::string, double> v = {{"training.t_step", 6.0}, {"par.batch.tokens_per_step", 1024}, {"training.checkpoint.state_bytes", 1e12},
+  std::map<std::string, double> v = {{"training.t_step", 6.0}, {"arch.tokens_per_step", 1024}, {"training.checkpoint.state_bytes", 1e12},
                                      {"training.restart_overhead", 60}, {"training.failure_detection_time", 30}, {"gpu.power.total", 700},
                                      {"gpu.power.idle", 90}, {"cluster.node.host_power", 2000}, {"thermal.dc.pue", 1.1},
                                      {"econ.power.price_kwh", 2e-8}};
@@ -65,7 +65,7 @@ TEST_CASE("inputs_from_values is the boundary a resolver will fill") {
   CHECK(*in.facility.price_usd_per_j == 2e-8);
   CHECK_FALSE(in.workload.reconfig_s.has_value());
   v.erase("training.t_step");
-  v["par.batch.tokens_per_step"] = 10.5;
+  v["arch.tokens_per_step"] = 10.5;
   v["made.up"] = 1;
   CHECK_THROWS_WITH(inputs_from_values(v), doctest::Contains("missing training.t_step [s]"));
   CHECK_THROWS_WITH(inputs_from_values(v), doctest::Contains("'made.up' is not a simulator input"));
