@@ -37,6 +37,16 @@ numeric floor_of(const numeric& x) {
 
 ex truth(bool b) { return numeric(b ? 1 : 0); }
 
+bool is_exact_zero(const ex& e) { return GiNaC::is_a<numeric>(e) && GiNaC::ex_to<numeric>(e).is_zero(); }
+bool is_negative_number(const ex& e) { return GiNaC::is_a<numeric>(e) && GiNaC::ex_to<numeric>(e).is_negative(); }
+
+// Stands for the value of an undefined operation (1/0). It is a symbol of no variable, so an answer that
+// depends on it is reported as not a number rather than silently given a value.
+const ex& undefined() {
+  static const ex u = GiNaC::symbol("undefined");
+  return u;
+}
+
 }  // namespace
 
 // GiNaC functions for the operations GiNaC lacks. Each folds to a number as soon as its arguments allow
@@ -307,8 +317,10 @@ Built build(const Expr& e, const VarValue& value, Symbols& symbols, const std::v
           case Op::Add: st.push_back(a + b); break;
           case Op::Sub: st.push_back(a - b); break;
           case Op::Mul: st.push_back(a * b); break;
-          case Op::Div: st.push_back(a / b); break;
-          case Op::Pow: st.push_back(GiNaC::pow(a, b)); break;
+          // A division by an exact zero is not an error while it may sit in a piecewise branch that is
+          // not taken; it becomes the `undefined` symbol, which never resolves to a number.
+          case Op::Div: st.push_back(is_exact_zero(b) ? undefined() : a / b); break;
+          case Op::Pow: st.push_back(is_exact_zero(a) && is_negative_number(b) ? undefined() : GiNaC::pow(a, b)); break;
           case Op::And: st.push_back(gs_and(a, b)); break;
           case Op::Or: st.push_back(gs_or(a, b)); break;
           default: st.push_back(relation(n.op, a, b)); break;
