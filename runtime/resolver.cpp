@@ -254,6 +254,8 @@ void Resolver::evaluate_cone(uint32_t target, std::vector<Step>* steps, std::vec
     const Selection& s = selection(v);
     try {
       GiNaC::ex x = evaluate_relation(uint32_t(s.relation));
+      // An undefined operation that no piecewise guarded (1/0) fails this variable, as an error would.
+      if (sym::is_undefined(x)) throw std::domain_error("division by zero");
       values_[v] = x;
       if (steps) steps->push_back({v, uint32_t(s.relation), x, options_.explain ? s.reason : ""});
     } catch (const std::exception& e) {

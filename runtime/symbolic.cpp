@@ -225,6 +225,8 @@ std::optional<bool> decide(const ex& c) {
   return !d->is_negative();  // greater or equal
 }
 
+bool is_undefined(const ex& e) { return e.has(undefined()); }
+
 std::optional<double> to_double(const ex& e) {
   auto n = real_value(e);
   if (!n) return std::nullopt;

@@ -67,6 +67,10 @@ std::optional<double> to_double(const GiNaC::ex& e);
 
 bool has_symbols(const GiNaC::ex& e);
 
+// True when the value depends on an undefined operation (a division by an exact zero) that no piecewise
+// branch guarded.
+bool is_undefined(const GiNaC::ex& e);
+
 // Printable form with numbers shown as decimals. The term order is GiNaC's and may differ between runs.
 std::string to_string(const GiNaC::ex& e);
 

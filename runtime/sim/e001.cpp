@@ -216,7 +216,8 @@ Json run_e001(const research::ExperimentProtocol& protocol, const E001Scenario& 
     Scenario s = sc.for_policy(pol.id);
     SimResult r = simulate(s, {seed, std::nullopt});
     const JobResult& job = r.jobs.at(0);
-    double elapsed_s = job.wall_s();
+    double elapsed_s = job.wall_s(), energy_j = 0;
+    for (const auto& site : r.sites) energy_j += site.it_energy_j;  // base plus compute: PUE and idle power are 0 here
     Json run = {{"policy", pol.id}, {"role", pol.role}, {"initial_local_steps", s.jobs[0].policy.local_steps},
                 {"sync_cycles", job.syncs}, {"cycle_steps", job.local_steps_history},
                 {"collective_phase_fractions", job.collective_fractions}, {"elapsed_s", elapsed_s},
@@ -227,11 +228,7 @@ Json run_e001(const research::ExperimentProtocol& protocol, const E001Scenario& 
                              {"state_transfer_bytes", job.state_transfer_bytes},
                              {"checkpoint_bytes", job.checkpoint_bytes},
                              {"accelerator_time_s", job.gpu_busy_s},
-                             {"modeled_base_and_compute_energy_j", r.sites.empty() ? 0.0 : [&] {
-                                double e = 0;
-                                for (const auto& site : r.sites) e += site.it_energy_j;
-                                return e;
-                              }()},
+                             {"modeled_base_and_compute_energy_j", energy_j},
                              {"peak_allocated_power_w", r.peak_it_w}}},
                 {"work", job.work.to_json()},
                 {"time", job.time.to_json()},
