@@ -38,7 +38,7 @@ struct Compiled {
 Compiled compile(const Registry& reg, const ScenarioPoint& s, const std::vector<uint32_t>& targets,
                  const std::vector<uint32_t>& vary, Jit& jit) {
   Resolver resolver(reg, s.assignments, s.variants);
-  Compiled c{build_cone(reg, resolver, s.assignments, targets, vary), {}};
+  Compiled c{build_cone(reg, resolver, s.assignments, targets, vary, true), {}};
   if (!c.build.missing.empty()) {
     std::string names;
     for (size_t i = 0; i < c.build.missing.size() && i < 12; ++i) names += (i ? ", " : "") + reg.var(c.build.missing[i]).name;

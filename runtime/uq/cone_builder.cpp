@@ -9,8 +9,10 @@ namespace {
 
 class Builder {
  public:
-  Builder(const Registry& reg, Resolver& res, const std::map<uint32_t, double>& assignments, const std::vector<uint32_t>& vary)
-      : reg_(reg), res_(res), assignments_(assignments), vary_(vary.begin(), vary.end()), next_temp_(uint32_t(reg.var_count())) {}
+  Builder(const Registry& reg, Resolver& res, const std::map<uint32_t, double>& assignments, const std::vector<uint32_t>& vary,
+          bool only_vary_inputs)
+      : reg_(reg), res_(res), assignments_(assignments), vary_(vary.begin(), vary.end()), only_vary_(only_vary_inputs),
+        next_temp_(uint32_t(reg.var_count())) {}
 
   ConeBuild run(const std::vector<uint32_t>& targets) {
     state_.assign(reg_.var_count(), 0);
@@ -25,6 +27,7 @@ class Builder {
   Resolver& res_;
   const std::map<uint32_t, double>& assignments_;
   std::set<uint32_t> vary_;
+  bool only_vary_;
   uint32_t next_temp_;  // ids past the registry's for the intermediate values of unfolded iterations
   std::vector<uint8_t> state_;  // 0 unvisited, 1 on the stack, 2 done
   ConeBuild out_;
@@ -41,10 +44,11 @@ class Builder {
     if (state_[v] == 1) throw ResolveError("cannot compile a cone: the selected relations form a cycle through " + reg_.var(v).name);
     state_[v] = 1;
     const Variable& var = reg_.var(v);
-    if (vary_.count(v) || assignments_.count(v)) {
+    if (vary_.count(v) || (assignments_.count(v) && !only_vary_)) {
       input(v);
-    } else if (var.is_constant) {
-      out_.program.steps.push_back({v, Expr{{Node{Op::Num, 0, 0, var.value}}}});
+    } else if (var.is_constant || assignments_.count(v)) {
+      const double value = var.is_constant ? var.value : assignments_.at(v);
+      out_.program.steps.push_back({v, Expr{{Node{Op::Num, 0, 0, value}}}});
     } else if (int32_t rel = res_.selection(v).relation; rel >= 0) {
       for (uint32_t d : res_.value_deps(uint32_t(rel))) visit(d);
       emit(v, reg_.relation(uint32_t(rel)));
@@ -81,8 +85,8 @@ class Builder {
 }  // namespace
 
 ConeBuild build_cone(const Registry& reg, Resolver& resolver, const std::map<uint32_t, double>& assignments,
-                     const std::vector<uint32_t>& targets, const std::vector<uint32_t>& vary) {
-  return Builder(reg, resolver, assignments, vary).run(targets);
+                     const std::vector<uint32_t>& targets, const std::vector<uint32_t>& vary, bool only_vary_inputs) {
+  return Builder(reg, resolver, assignments, vary, only_vary_inputs).run(targets);
 }
 
 }  // namespace gs

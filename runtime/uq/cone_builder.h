@@ -17,8 +17,12 @@ struct ConeBuild {
 };
 
 // `vary` lists variables that must be inputs even where a relation could compute them; their base value
-// is the assignment if there is one, else NaN. Throws ResolveError on a cycle among selected relations.
+// is the assignment if there is one, else NaN. With `only_vary_inputs`, every other assignment is baked
+// into the program as a constant, so the compiler folds all work that does not depend on the varied
+// inputs (a sweep then pays only for what it changes). Throws ResolveError on a cycle among selected
+// relations.
 ConeBuild build_cone(const Registry& reg, Resolver& resolver, const std::map<uint32_t, double>& assignments,
-                     const std::vector<uint32_t>& targets, const std::vector<uint32_t>& vary = {});
+                     const std::vector<uint32_t>& targets, const std::vector<uint32_t>& vary = {},
+                     bool only_vary_inputs = false);
 
 }  // namespace gs
