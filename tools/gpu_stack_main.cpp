@@ -29,6 +29,7 @@
 #include "runtime/registry.h"
 #include "runtime/report.h"
 #include "runtime/resolver.h"
+#include "runtime/sim/commands.h"
 #include "runtime/uq/commands.h"
 #include "runtime/analysis/audit.h"
 #include "runtime/analysis/next_work.h"
@@ -440,6 +441,31 @@ int main(int argc, char** argv) {
   calibrate->add_option("--param", calibrate_opt.params, "variable to fit (repeatable; default: the documented shared set)")->allow_extra_args(false);
   add_common(calibrate, common);
 
+  gs::sim::SimulateArgs sim_args;
+  auto* simulate = app.add_subcommand("simulate", "Run the discrete-event datacenter: goodput, ETTR, lost work, energy, cost, interruptions by cause");
+  simulate->add_option("scenario", sim_args.scenario, "simulation scenario (TOML, e.g. presets/sim/llama3-405b-16k.toml)")->required();
+  simulate->add_option("--seed", sim_args.seed, "random seed (default: the scenario's); replica r uses seed + r");
+  simulate->add_option("--replicas", sim_args.replicas, "independent replicas (default 1)")->check(CLI::PositiveNumber);
+  simulate->add_option("--policy", sim_args.policy, "replace every job's recovery policy")
+      ->check(CLI::IsMember({"restart", "wait_restore", "in_memory", "elastic", "adaptive"}));
+  simulate->add_option("--threads", sim_args.threads, "worker threads for replicas (default: all cores)");
+  add_common(simulate, common);
+
+  gs::sim::ExperimentProtocolArgs proto_args;
+  auto* exp_protocol = app.add_subcommand("experiment-protocol", "Print a frozen experiment protocol and its hash");
+  exp_protocol->add_option("experiment", proto_args.experiment, "E001 ... E006")->required();
+  exp_protocol->add_option("--experiments", proto_args.experiments_dir, "experiments directory (default: $GSTACK_EXPERIMENTS, else the source tree's)");
+  add_common(exp_protocol, common);
+
+  gs::sim::ExperimentRunArgs run_args;
+  auto* exp_run = app.add_subcommand("experiment-run", "Run an experiment under its frozen protocol; write a content-addressed artifact");
+  exp_run->add_option("experiment", run_args.experiment, "E001 or E002")->required();
+  exp_run->add_option("--scenario", run_args.scenario, "scenario file (JSON)")->required();
+  exp_run->add_option("--output", run_args.output, "directory (file named by content hash) or file; never overwritten; default: stdout");
+  exp_run->add_option("--seed", run_args.seed, "seed (default: the scenario's)");
+  exp_run->add_option("--experiments", run_args.experiments_dir, "experiments directory");
+  add_common(exp_run, common);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -457,6 +483,20 @@ int main(int argc, char** argv) {
     if (trace->parsed()) return run_trace(common, target, scenario, trace_depth);
     if (report->parsed()) return run_scenario(common, preset, targets, scenario, flags);
     if (sweep->parsed()) return run_sweep(common, scenario, sweep_req);
+    if (simulate->parsed()) {
+      sim_args.json = common.json, sim_args.image_path = image_path(common);
+      return gs::sim::simulate_command(sim_args, std::cout, std::cerr);
+    }
+    if (exp_protocol->parsed()) {
+      proto_args.json = common.json;
+      if (proto_args.experiments_dir.empty()) proto_args.experiments_dir = gs::sim::default_experiments_dir();
+      return gs::sim::experiment_protocol_command(proto_args, std::cout, std::cerr);
+    }
+    if (exp_run->parsed()) {
+      run_args.json = common.json;
+      if (run_args.experiments_dir.empty()) run_args.experiments_dir = gs::sim::default_experiments_dir();
+      return gs::sim::experiment_run_command(run_args, std::cout, std::cerr);
+    }
     if (uncertainty->parsed()) return run_sampling(common, scenario, sampling, false);
     if (sensitivity->parsed()) return run_sampling(common, scenario, sampling, true);
     if (debt->parsed()) return run_root_debt(common, scenario, debt_req);
