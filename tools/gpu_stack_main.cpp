@@ -30,6 +30,7 @@
 #include "runtime/report.h"
 #include "runtime/resolver.h"
 #include "runtime/sim/commands.h"
+#include "runtime/sim/inputs.h"
 #include "runtime/uq/commands.h"
 #include "runtime/analysis/audit.h"
 #include "runtime/analysis/next_work.h"
@@ -163,6 +164,7 @@ int run_resolve(const Common& c, const std::string& target_name, const ScenarioI
   // An uncertain scenario also gets the target's 90% interval, from the compiled cone.
   std::optional<gs::Interval> interval;
   if (!s.uncertain.empty() && res.number && res.missing.empty()) interval = gs::interval_of(reg, s, target, 100000, 1);
+  if (interval && interval->p5 == interval->p95) interval.reset();  // the uncertain inputs do not move this target
   if (c.json) {
     auto j = nlohmann::ordered_json::parse(gs::resolution_json(reg, res));
     if (interval)
@@ -258,6 +260,20 @@ int run_export_site(const Common& c, gs::site::SiteOptions opt) {
               << "open file://" << index << "\n";
   }
   return 0;
+}
+
+// The simulator's model variables, computed by the compiled cones of the model under the presets.
+gs::sim::ModelValues simulator_inputs_from_model(const Common& c, const std::vector<std::string>& presets) {
+  gs::Registry reg = load_registry(c);
+  ScenarioInputs in;
+  in.presets = presets;
+  Scenario s = build_scenario(reg, library(reg, c), in);
+  std::vector<std::pair<std::string, std::string>> wanted;
+  for (const auto& v : gs::sim::sim_model_variables()) wanted.emplace_back(v.name, v.unit);
+  gs::sim::ModelValues mv;
+  for (size_t i = 0; i < presets.size(); ++i) mv.preset += (i ? "+" : "") + presets[i];
+  mv.values = gs::evaluate_in_units(reg, s, wanted);
+  return mv;
 }
 
 int run_sweep(const Common& c, const ScenarioInputs& in, gs::SweepRequest req) {
@@ -449,6 +465,9 @@ int main(int argc, char** argv) {
   simulate->add_option("--policy", sim_args.policy, "replace every job's recovery policy")
       ->check(CLI::IsMember({"restart", "wait_restore", "in_memory", "elastic", "adaptive"}));
   simulate->add_option("--threads", sim_args.threads, "worker threads for replicas (default: all cores)");
+  std::vector<std::string> sim_presets;
+  simulate->add_option("--preset", sim_presets, "compute the simulator's model variables (step time, powers, PUE, ...) with the "
+                       "model under this preset; they replace the scenario's values")->allow_extra_args(false);
   add_common(simulate, common);
 
   gs::sim::ExperimentProtocolArgs proto_args;
@@ -485,6 +504,7 @@ int main(int argc, char** argv) {
     if (sweep->parsed()) return run_sweep(common, scenario, sweep_req);
     if (simulate->parsed()) {
       sim_args.json = common.json, sim_args.image_path = image_path(common);
+      if (!sim_presets.empty()) sim_args.model = simulator_inputs_from_model(common, sim_presets);
       return gs::sim::simulate_command(sim_args, std::cout, std::cerr);
     }
     if (exp_protocol->parsed()) {

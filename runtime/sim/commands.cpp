@@ -34,7 +34,7 @@ int simulate_command(const SimulateArgs& args, std::ostream& out, std::ostream& 
   try {
     if (args.replicas < 1) throw std::invalid_argument("--replicas must be at least 1");
     gs::Image img = gs::load_image_file(args.image_path);
-    sc = load_scenario_toml(args.scenario, img.units);
+    sc = load_scenario_toml(args.scenario, img.units, args.model ? &*args.model : nullptr);
     if (args.policy) base.recovery = parse_recovery(*args.policy);
   } catch (const std::exception& e) {
     err << "error: " << e.what() << "\n";

@@ -9,6 +9,8 @@
 #include <ostream>
 #include <string>
 
+#include "runtime/sim/scenario_toml.h"
+
 namespace gs::sim {
 
 struct SimulateArgs {
@@ -19,6 +21,7 @@ struct SimulateArgs {
   std::optional<std::string> policy; // replace every job's recovery: restart, wait_restore, in_memory, elastic, adaptive
   bool json = false;
   unsigned threads = 0;              // replicas run in parallel; 0 = one per hardware thread
+  std::optional<ModelValues> model;  // simulator variables resolved from the model (--preset)
 };
 int simulate_command(const SimulateArgs& args, std::ostream& out, std::ostream& err);
 

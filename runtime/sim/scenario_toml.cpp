@@ -264,7 +264,8 @@ void each_table(const toml::table& t, const char* key, Reader& r, F&& f) {
 
 }  // namespace
 
-Scenario parse_scenario_toml(const std::string& text, const gs::UnitTable& units, const std::string& origin) {
+Scenario parse_scenario_toml(const std::string& text, const gs::UnitTable& units, const std::string& origin,
+                             const ModelValues* from_model) {
   toml::table root;
   try {
     root = toml::parse(text, origin);
@@ -291,6 +292,18 @@ Scenario parse_scenario_toml(const std::string& text, const gs::UnitTable& units
                             s->get("url") ? s->get("url")->value_or(std::string()) : ""});
     }
   sc.model = r.model_table(root.get("model"), "model");
+  if (from_model) {
+    const std::string id = "model_preset_" + from_model->preset;
+    sc.sources.push_back({id, "Resolved from the compiled gpu_stack model under preset '" + from_model->preset + "'", ""});
+    for (const auto& [name, value] : from_model->values) {
+      const ModelVariable* var = find_model_variable(name);
+      // The model's value replaces the scenario's; drop the replaced value's provenance.
+      std::erase_if(sc.provenance, [&](const Sourced& p) { return p.path == "model." + name; });
+      sc.model[name] = value;
+      sc.provenance.push_back({"model." + name, fmt::format("{} {}", value, var->unit), value, var->unit, id,
+                               "computed by the model's compiled cone"});
+    }
+  }
 
   each_table(root, "storage", r, [&](const toml::table& t, const std::string& path) {
     r.expect_keys(t, {"id", "site", "write_bw", "read_bw"}, path);
@@ -437,12 +450,12 @@ Scenario parse_scenario_toml(const std::string& text, const gs::UnitTable& units
   return sc;
 }
 
-Scenario load_scenario_toml(const std::string& path, const gs::UnitTable& units) {
+Scenario load_scenario_toml(const std::string& path, const gs::UnitTable& units, const ModelValues* from_model) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::invalid_argument("cannot read scenario " + path);
   std::stringstream ss;
   ss << in.rdbuf();
-  return parse_scenario_toml(ss.str(), units, path);
+  return parse_scenario_toml(ss.str(), units, path, from_model);
 }
 
 }  // namespace gs::sim

@@ -3,6 +3,7 @@
 // the registry image and checked against the dimension each field needs. Unknown keys are errors.
 #pragma once
 
+#include <map>
 #include <string>
 
 #include "image/units.h"
@@ -11,7 +12,16 @@
 namespace gs::sim {
 
 // Both throw std::invalid_argument with the file name and every problem found; the result is finalized.
-Scenario parse_scenario_toml(const std::string& text, const gs::UnitTable& units, const std::string& origin);
-Scenario load_scenario_toml(const std::string& path, const gs::UnitTable& units);
+// Values of simulator variables computed by the compiled model under a named preset, each in the
+// variable's working unit (sim_model_variables()). They replace the scenario file's top-level values of
+// the same variables (jobs and sites may still set their own), and the provenance records the preset.
+struct ModelValues {
+  std::string preset;
+  std::map<std::string, double> values;
+};
+
+Scenario parse_scenario_toml(const std::string& text, const gs::UnitTable& units, const std::string& origin,
+                             const ModelValues* from_model = nullptr);
+Scenario load_scenario_toml(const std::string& path, const gs::UnitTable& units, const ModelValues* from_model = nullptr);
 
 }  // namespace gs::sim

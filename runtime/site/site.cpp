@@ -224,8 +224,8 @@ json scenario_json(const Registry& reg, const PresetLibrary& lib, const std::str
     if (res.number && res.missing.empty() && !preset.uncertain.empty()) {
       try {
         ScenarioPoint sp{preset.assignments, preset.variants, preset.uncertain};
-        Interval iv = interval_of(reg, sp, t, samples, 1);
-        tj["interval"] = {{"p5", iv.p5}, {"median", iv.p50}, {"p95", iv.p95}, {"samples", iv.samples}, {"seed", 1}};
+        if (auto iv = interval_of(reg, sp, t, samples, 1))
+          tj["interval"] = {{"p5", iv->p5}, {"median", iv->p50}, {"p95", iv->p95}, {"samples", iv->samples}, {"seed", 1}};
       } catch (const std::exception& e) {
         tj["interval_error"] = e.what();
       }

@@ -135,15 +135,25 @@ void write_sweep_file(const Registry& reg, const std::string& path, const std::v
   write_file_atomic(path, text);
 }
 
+// The uncertain inputs that the compiled cone reads (the others cannot move the target), as columns.
 std::vector<UncertainInput> uncertain_columns(const ScenarioPoint& s, const Compiled& c) {
   std::vector<UncertainInput> inputs;
-  for (const auto& [var, dist] : s.uncertain) inputs.push_back({c.column(var), dist});
+  for (const auto& [var, dist] : s.uncertain)
+    if (size_t col = c.column(var); col < c.build.program.inputs.size()) inputs.push_back({col, dist});
   return inputs;
 }
 
 std::vector<uint32_t> uncertain_vars(const ScenarioPoint& s) {
   std::vector<uint32_t> v;
   for (const auto& [var, dist] : s.uncertain) v.push_back(var);
+  return v;
+}
+
+// Names of the uncertain inputs that reach the cone, in the order of uncertain_columns().
+std::vector<uint32_t> uncertain_vars_in(const ScenarioPoint& s, const Compiled& c) {
+  std::vector<uint32_t> v;
+  for (const auto& [var, dist] : s.uncertain)
+    if (c.column(var) < c.build.program.inputs.size()) v.push_back(var);
   return v;
 }
 
@@ -241,13 +251,42 @@ int sweep_command(const Registry& reg, const ScenarioPoint& s, const SweepReques
   return 0;
 }
 
-Interval interval_of(const Registry& reg, const ScenarioPoint& s, uint32_t target, size_t samples, uint64_t seed) {
+std::optional<Interval> interval_of(const Registry& reg, const ScenarioPoint& s, uint32_t target, size_t samples, uint64_t seed) {
   require_uncertainty(s);
   Jit jit;
   Compiled c = compile(reg, s, {target}, uncertain_vars(s), jit);
-  auto y = monte_carlo(c.cone, c.build.base, uncertain_columns(s, c), samples, seed, default_threads());
+  auto inputs = uncertain_columns(s, c);
+  if (inputs.empty()) return std::nullopt;  // no uncertain input reaches this target: it is a point value
+  auto y = monte_carlo(c.cone, c.build.base, inputs, samples, seed, default_threads());
   Summary sum = summarize(std::move(y[0]), 1);
-  return {sum.p5, sum.p50, sum.p95, sum.mean, sum.samples, sum.nonfinite};
+  return Interval{sum.p5, sum.p50, sum.p95, sum.mean, sum.samples, sum.nonfinite};
+}
+
+std::map<std::string, double> evaluate_in_units(const Registry& reg, const ScenarioPoint& s,
+                                                const std::vector<std::pair<std::string, std::string>>& names_and_units) {
+  std::vector<uint32_t> targets;
+  std::vector<double> scales;
+  std::vector<std::string> names;
+  for (const auto& [name, unit] : names_and_units) {
+    auto id = reg.find_var(name);
+    if (!id) continue;
+    std::string error;
+    auto q = reg.units().parse(unit, &error);
+    if (!q || !(q->dim == reg.var(*id).dim))
+      throw PresetError("cannot express " + name + " (" + reg.var(*id).unit + ") in " + unit + (error.empty() ? "" : ": " + error));
+    // A variable the scenario cannot compute (an input is missing) is left to the caller to supply.
+    Resolver resolver(reg, s.assignments, s.variants);
+    if (!build_cone(reg, resolver, s.assignments, {*id}).missing.empty()) continue;
+    targets.push_back(*id), scales.push_back(q->scale), names.push_back(name);
+  }
+  std::map<std::string, double> out;
+  if (targets.empty()) return out;
+  Jit jit;
+  Compiled c = compile(reg, s, targets, {}, jit);
+  std::vector<double> y(targets.size());
+  c.cone.one(c.build.base.data(), y.data());
+  for (size_t i = 0; i < targets.size(); ++i) out[names[i]] = y[i] / scales[i];
+  return out;
 }
 
 int uncertainty_command(const Registry& reg, const ScenarioPoint& s, const SamplingRequest& req, std::ostream& out, std::ostream&) {
@@ -289,6 +328,7 @@ int sensitivity_command(const Registry& reg, const ScenarioPoint& s, const Sampl
   Jit jit;
   Compiled c = compile(reg, s, {target}, uncertain_vars(s), jit);
   auto inputs = uncertain_columns(s, c);
+  if (inputs.empty()) throw PresetError("none of the preset's uncertain inputs reaches " + reg.var(target).name);
   SobolIndices sob = sobol(c.cone, c.build.base, inputs, 0, req.samples, req.seed, req.threads ? req.threads : default_threads());
   // Local elasticities d ln y / d ln x at each input's mean, by a central difference on the compiled cone.
   std::vector<double> point = c.build.base;
@@ -309,7 +349,7 @@ int sensitivity_command(const Registry& reg, const ScenarioPoint& s, const Sampl
   std::vector<size_t> order(inputs.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return sob.total[a] > sob.total[b]; });
-  const std::vector<uint32_t> vars = uncertain_vars(s);
+  const std::vector<uint32_t> vars = uncertain_vars_in(s, c);
   if (req.json) {
     json j;
     j["target"] = reg.var(target).name, j["samples"] = req.samples, j["seed"] = req.seed, j["evaluations"] = sob.evaluations;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -47,6 +48,13 @@ struct Interval {
   double p5 = 0, p50 = 0, p95 = 0, mean = 0;
   size_t samples = 0, nonfinite = 0;
 };
-Interval interval_of(const Registry& reg, const ScenarioPoint& scenario, uint32_t target, size_t samples, uint64_t seed);
+// Empty when no uncertain input of the scenario reaches the target (its value is then a point).
+std::optional<Interval> interval_of(const Registry& reg, const ScenarioPoint& scenario, uint32_t target, size_t samples, uint64_t seed);
+
+// Values of the named variables under the scenario, each in the unit given beside it, from one compiled
+// cone. Names the model does not have, and variables whose inputs the scenario leaves missing, are left
+// out of the result. Used to hand model results to other engines (the simulator).
+std::map<std::string, double> evaluate_in_units(const Registry& reg, const ScenarioPoint& scenario,
+                                                const std::vector<std::pair<std::string, std::string>>& names_and_units);
 
 }  // namespace gs

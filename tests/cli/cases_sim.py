@@ -45,3 +45,15 @@ def experiment_run_writes_content_addressed_artifacts(cli):
         j = json.loads(artifact)
         verdict = json.dumps(j)
         check(any(v in verdict for v in ("pass", "fail", "inconclusive")), "a verdict under the frozen gates")
+
+
+@case
+def simulate_takes_durations_and_power_from_the_model(cli):
+    plain = json.loads(cli.run("simulate", SIM, "--json", image=None)[0])
+    model = json.loads(cli.run("simulate", SIM, "--preset", "default", "--json", image="model")[0])
+    check(model["scenario_hash"] != plain["scenario_hash"], "the model's values enter the scenario")
+    check(model["invariants"]["work_conserved"], "work conserved")
+    # The default preset's step is slower than the scenario's 6.22 s, so fewer steps fit in 54 days.
+    check(model["jobs"][0]["steps_committed"] < plain["jobs"][0]["steps_committed"], "model step time used")
+    step = cli.json("resolve", "training.t_step", "--preset", "default", image="model")["value"]
+    check(step > 6.22, f"default step time {step} s")

@@ -91,3 +91,13 @@ def stats_reports_headline_coverage(cli):
     check(j["headline"]["targets"] == 6, "all six headline targets exist in the shipped model")
     share = j["headline"]["relations_in_cones"] / j["stats"]["relations"]
     close(j["relations_in_headline_cones"], share, "share = relations in cones / relations")
+
+
+@case
+def targets_beyond_the_uncertain_inputs_stay_point_values(cli):
+    # Throughput does not depend on the tariff or the capex rate: no interval, no crash.
+    j = cli.json("resolve", "training.tokens_per_sec", "--preset", UNCERTAIN, image="model")
+    close(j["value"], 2e7 / 3, "tokens per second")
+    check("interval" not in j, "no interval for a target the uncertain inputs do not reach")
+    _, err = cli.run("sensitivity", "training.tokens_per_sec", "--preset", UNCERTAIN, image="model", expect=2)
+    contains(err, "none of the preset's uncertain inputs reaches training.tokens_per_sec")
