@@ -17,6 +17,7 @@
 #include "runtime/analysis/scenario.h"
 #include "runtime/presets.h"
 #include "runtime/registry.h"
+#include "tests/unit/runtime/runtime_support.h"  // mini(), id()
 
 namespace gs::testing {
 
@@ -25,18 +26,7 @@ inline const Registry& model() {
   return reg;
 }
 
-inline const Registry& mini() {
-  static Registry reg = Registry::load(std::string(GSTACK_BINARY_DIR) + "/tests/runtime_test.gsimg");
-  return reg;
-}
-
 inline std::string presets_dir() { return std::string(GSTACK_SOURCE_DIR) + "/presets"; }
-
-inline uint32_t id(const Registry& reg, const std::string& name) {
-  auto v = reg.find_var(name);
-  REQUIRE_MESSAGE(v, "no variable " << name);
-  return *v;
-}
 
 inline AnalysisScenario scenario(const Registry& reg, const std::vector<std::string>& presets,
                                  const std::vector<std::string>& assigns = {}) {
