@@ -12,7 +12,7 @@
 #include "runtime/sim/engine.h"
 #include "runtime/sim/event_queue.h"
 #include "runtime/sim/experiments.h"
-#include "runtime/sim/rng.h"
+#include "runtime/rng.h"
 #include "runtime/sim/scenario_toml.h"
 
 namespace {
@@ -23,7 +23,7 @@ constexpr int kPending = 1000;  // events in flight, as in the DES anchors of an
 
 // The classic hold model: every event schedules one successor a random delay later.
 void BM_EventLoop(benchmark::State& state) {
-  Rng rng(1);
+  gs::Rng rng(1);
   uint64_t counts[4] = {0, 0, 0, 0};
   for (auto _ : state) {
     state.PauseTiming();
@@ -58,7 +58,7 @@ void BM_StdPriorityQueue(benchmark::State& state) {
     uint64_t seq;
     bool operator>(const E& o) const { return t != o.t ? t > o.t : seq > o.seq; }
   };
-  Rng rng(1);
+  gs::Rng rng(1);
   for (auto _ : state) {
     state.PauseTiming();
     std::priority_queue<E, std::vector<E>, std::greater<E>> q;

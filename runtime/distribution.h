@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "runtime/random.h"
+#include "runtime/rng.h"
 
 namespace gs {
 
@@ -21,6 +21,10 @@ struct Distribution {
   // Checks the parameters; returns an empty string when they are valid, else the reason.
   std::string validate() const;
 };
+
+// The standard normal quantile (Acklam's approximation refined by one Halley step; relative error
+// below 1e-15).
+double inverse_normal_cdf(double p);
 
 bool distribution_kind_by_name(const std::string& name, Distribution::Kind& out);
 

@@ -15,7 +15,7 @@
 #include "runtime/graph.h"
 #include "runtime/jit/jit.h"
 #include "runtime/presets.h"
-#include "runtime/random.h"
+#include "runtime/rng.h"
 #include "runtime/resolver.h"
 #include "runtime/symbolic.h"
 

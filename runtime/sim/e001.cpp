@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "runtime/research/artifact.h"
-#include "runtime/sim/detmath.h"
+#include "runtime/detmath.h"
 #include "runtime/sim/engine.h"
 
 namespace gs::sim {

@@ -8,7 +8,7 @@
 
 #include "runtime/research/artifact.h"
 #include "runtime/sim/engine.h"
-#include "runtime/sim/rng.h"
+#include "runtime/rng.h"
 #include "runtime/sim/spectrum.h"
 #include "runtime/sim/stats.h"
 

@@ -14,7 +14,7 @@
 #include "runtime/sim/failures.h"
 #include "runtime/sim/network.h"
 #include "runtime/sim/policy.h"
-#include "runtime/sim/rng.h"
+#include "runtime/rng.h"
 #include "runtime/sim/stragglers.h"
 
 namespace gs::sim::detail {

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "runtime/sim/rng.h"
+#include "runtime/rng.h"
 #include "runtime/sim/scenario.h"
 
 namespace gs::sim {

@@ -5,7 +5,7 @@
 #include <numbers>
 #include <tuple>
 
-#include "runtime/sim/detmath.h"
+#include "runtime/detmath.h"
 
 namespace gs::sim {
 

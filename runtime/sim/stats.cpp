@@ -4,7 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "runtime/sim/rng.h"
+#include "runtime/rng.h"
 
 namespace gs::sim {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "runtime/sim/detmath.h"
+#include "runtime/detmath.h"
 
 namespace gs::sim {
 

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "runtime/sim/rng.h"
+#include "runtime/rng.h"
 
 namespace gs::sim {
 

@@ -56,7 +56,7 @@ std::vector<std::vector<double>> monte_carlo(const CompiledCone& cone, const std
       cone, samples, threads,
       [&](RowBlock& b) {
         fill_base(b.inputs, b.rows, base);
-        Rng rng(seed, b.chunk);  // one stream per chunk: independent of thread scheduling
+        Rng rng(derive_seed(seed, b.chunk));  // one stream per chunk: independent of thread scheduling
         for (size_t r = 0; r < b.rows; ++r)
           for (const auto& u : inputs) b.inputs[r * cone.n_inputs + u.column] = u.dist.sample(rng);
       },

@@ -8,6 +8,7 @@
 #include "tests/unit/sim/support.h"
 
 using namespace gs::sim;
+using namespace gs;  // the seeded generator and deterministic math live in the runtime core
 
 TEST_CASE("Young's interval by hand") {
   // sqrt(2 x 120 s x 21600 s) = sqrt(5,184,000) = 2276.8399 s

@@ -5,11 +5,12 @@
 #include <cmath>
 #include <vector>
 
-#include "runtime/sim/detmath.h"
-#include "runtime/sim/rng.h"
+#include "runtime/detmath.h"
+#include "runtime/rng.h"
 #include "runtime/sim/stats.h"
 
 using namespace gs::sim;
+using namespace gs;  // the seeded generator and deterministic math live in the runtime core
 
 TEST_CASE("splitmix64 and xoshiro256** match their published test vectors") {
   uint64_t state = 0;

@@ -8,7 +8,7 @@
 #include "runtime/presets.h"
 #include "runtime/symbolic.h"
 #include "runtime/uq/cone_builder.h"
-#include "runtime/random.h"
+#include "runtime/rng.h"
 
 namespace {
 

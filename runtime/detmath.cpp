@@ -1,9 +1,9 @@
-#include "runtime/sim/detmath.h"
+#include "runtime/detmath.h"
 
 #include <cmath>
 #include <limits>
 
-namespace gs::sim {
+namespace gs {
 namespace {
 // ln 2 split so that k * kLn2Hi is exact for |k| < 2^11 (the fdlibm constants).
 constexpr double kLn2Hi = 6.93147180369123816490e-01;
@@ -54,4 +54,4 @@ void det_sincos_small(double x, double& s, double& c) {
   c = 1.0 + pc;
 }
 
-}  // namespace gs::sim
+}  // namespace gs

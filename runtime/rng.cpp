@@ -1,10 +1,10 @@
-#include "runtime/sim/rng.h"
+#include "runtime/rng.h"
 
 #include <cmath>
 
-#include "runtime/sim/detmath.h"
+#include "runtime/detmath.h"
 
-namespace gs::sim {
+namespace gs {
 namespace {
 inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 }  // namespace
@@ -89,4 +89,4 @@ double Rng::normal() {
 
 double Rng::lognormal(double median, double sigma) { return median * det_exp(sigma * normal()); }
 
-}  // namespace gs::sim
+}  // namespace gs

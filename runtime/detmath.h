@@ -2,14 +2,14 @@
 // on every conforming machine. The C library's log/exp/sin/cos are not specified to the last bit and do
 // differ between libm implementations, which would make a seeded run machine-dependent. Accuracy is a few
 // ulp, which is plenty for sampling and spectra; the point is reproducibility, not correct rounding.
-// (gs_sim compiles with -ffp-contract=off, so a*b+c is never fused into one rounding.)
+// (detmath.cpp and rng.cpp compile with -ffp-contract=off, so a*b+c is never fused into one rounding.)
 #pragma once
 
-namespace gs::sim {
+namespace gs {
 
 double det_log(double x);  // natural log; x <= 0 gives NaN (x == 0 gives -inf)
 double det_exp(double x);
 // sin and cos of |x| <= pi/4 (callers reduce the argument exactly, e.g. from integer fractions of a turn).
 void det_sincos_small(double x, double& s, double& c);
 
-}  // namespace gs::sim
+}  // namespace gs

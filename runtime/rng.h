@@ -1,12 +1,13 @@
 // Seeded pseudo-random numbers: xoshiro256** (Blackman and Vigna 2018) seeded through splitmix64, with
 // every distribution sampled here from uniform doubles. std::random_device is never used, and neither are
-// the std:: distributions, whose algorithms differ between standard libraries.
+// the std:: distributions, whose algorithms differ between standard libraries. The simulator, Monte Carlo,
+// Sobol and verification all draw from this one generator.
 #pragma once
 
 #include <array>
 #include <cstdint>
 
-namespace gs::sim {
+namespace gs {
 
 uint64_t splitmix64(uint64_t& state);
 // A well-mixed 64-bit value for (seed, stream): independent streams for independent processes, so that
@@ -32,4 +33,4 @@ class Rng {
   bool has_spare_ = false;
 };
 
-}  // namespace gs::sim
+}  // namespace gs
