@@ -20,10 +20,12 @@ image=$build/model.gsimg
 [ -f "$image" ] || { echo "analysis_latency: $image not built" >&2; exit 2; }
 export GSTACK_PRESETS=$root/presets
 
-python3 - "$runs" "$gpu_stack" "$image" <<'PY'
-import json, os, resource, shutil, statistics, subprocess, sys, tempfile, time
+python3 - "$runs" "$gpu_stack" "$image" "$root/bench" <<'PY'
+import os, sys
 
 runs, gpu_stack, image = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+sys.path.insert(0, sys.argv[4])
+from process_timer import measure
 fixture = ["--preset", "dense_training_cost_fixture", "--target", "econ.cost.per_token"]
 # name -> (argv, budget in seconds or None for the baseline)
 commands = {
@@ -35,33 +37,8 @@ commands = {
     "baseline: stats": ([gpu_stack, "stats", "--image", image], None),
 }
 
-def run(argv):
-    # verify exits 1 when it finds something (e.g. a preset another change broke); only 2 is an error here.
-    p = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    if p.returncode not in (0, 1):
-        sys.exit(f"analysis_latency: {' '.join(argv)} exited {p.returncode}: {p.stderr}")
-
-def measure(argv):
-    for _ in range(2):  # warm the page cache
-        run(argv)
-    walls = []
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        run(argv)
-        walls.append(time.perf_counter() - t0)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) / runs
-    wall = statistics.median(walls)
-    if shutil.which("hyperfine"):
-        with tempfile.TemporaryDirectory() as d:
-            path = os.path.join(d, "h.json")
-            subprocess.run(["hyperfine", "--style", "none", "--warmup", "2", "--runs", str(runs), "--ignore-failure",
-                            "--export-json", path, " ".join(argv)], stdout=subprocess.DEVNULL, check=True)
-            wall = json.load(open(path))["results"][0]["median"]
-    return wall, cpu
-
-results = {name: measure(argv) for name, (argv, _) in commands.items()}
+# verify exits 1 when it finds something (e.g. a preset another change broke); only 2 is an error here.
+results = {name: measure(argv, runs, warmup=2, ok_codes=(0, 1)) for name, (argv, _) in commands.items()}
 base_wall, base_cpu = results["baseline: stats"]
 print(f"analysis_latency: {os.path.getsize(image)} byte image; {runs} runs; load average {os.getloadavg()[0]:.2f}")
 print(f"  {'':30} {'median wall':>12} {'mean CPU':>10} {'budget':>8} {'x stats (CPU)':>14}")

@@ -21,37 +21,20 @@ export GSTACK_PRESETS=$root/presets
 out=$("$gpu_stack" resolve econ.cost.per_token --preset dense_training_cost_fixture --image "$image")
 grep -q "econ.cost.per_token = 3.000078e-06 USD/token" <<<"$out" || { echo "resolve_latency: wrong answer:" >&2; echo "$out" >&2; exit 1; }
 
-python3 - "$runs" "$gpu_stack" "$image" <<'PY'
-import json, os, resource, shutil, statistics, subprocess, sys, tempfile, time
+python3 - "$runs" "$gpu_stack" "$image" "$root/bench" <<'PY'
+import os, sys
 
 runs, gpu_stack, image = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+sys.path.insert(0, sys.argv[4])
+from process_timer import measure
+
 commands = {
     "resolve econ.cost.per_token": [gpu_stack, "resolve", "econ.cost.per_token", "--preset", "dense_training_cost_fixture", "--image", image],
     "baseline: stats": [gpu_stack, "stats", "--image", image],
     "baseline: --help": [gpu_stack, "--help"],
 }
 
-def measure(argv):
-    for _ in range(3):  # warm the page cache
-        subprocess.run(argv, stdout=subprocess.DEVNULL, check=True)
-    walls = []
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        subprocess.run(argv, stdout=subprocess.DEVNULL, check=True)
-        walls.append(time.perf_counter() - t0)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) / runs
-    wall = statistics.median(walls)
-    if shutil.which("hyperfine"):
-        with tempfile.TemporaryDirectory() as d:
-            path = os.path.join(d, "h.json")
-            subprocess.run(["hyperfine", "--style", "none", "--warmup", "3", "--runs", str(runs), "--export-json", path,
-                            " ".join(argv)], stdout=subprocess.DEVNULL, check=True)
-            wall = json.load(open(path))["results"][0]["median"]
-    return wall * 1000, cpu * 1000
-
-results = {name: measure(argv) for name, argv in commands.items()}
+results = {name: tuple(t * 1000 for t in measure(argv, runs, warmup=3)) for name, argv in commands.items()}
 print(f"resolve_latency: {os.path.getsize(image)} byte image; {runs} runs; load average {os.getloadavg()[0]:.2f}")
 print(f"  {'':30} {'median wall':>12} {'mean CPU':>10}")
 for name, (wall, cpu) in results.items():
