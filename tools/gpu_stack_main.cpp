@@ -379,7 +379,7 @@ int main(int argc, char** argv) {
   gs::site::SiteOptions site_opt;
   exp->add_option("--out", site_opt.out_dir, "site: folder to write (created; only the site's own files are replaced)");
   exp->add_option("--preset", site_opt.presets, "site: a scenario the pages offer (repeatable; default: the default preset)")->allow_extra_args(false);
-  exp->add_option("--runs", site_opt.runs_csv, "site: CSV of published runs for the validation view (default: $GSTACK_RUNS, else shared/data/calibration-runs.csv)");
+  exp->add_option("--runs", site_opt.runs_csv, "site: CSV of published runs for the validation view (default: $GSTACK_RUNS, else data/runs/calibration-runs.csv)");
   exp->add_flag("--run-experiments", site_opt.run_experiments, "site: also run the experiments that have a virtual engine and show their artifacts");
   exp->add_option("--artifacts", site_opt.artifacts, "site: run-artifact file or folder to show (repeatable)")->allow_extra_args(false);
   exp->add_flag("--dependents", cone.dependents, "export the variables that depend on the target instead");
@@ -444,7 +444,7 @@ int main(int argc, char** argv) {
 
   gs::validate::ValidateOptions validate_opt;
   double max_median_ape = -1;
-  auto* validate = app.add_subcommand("validate", "Predict published training runs (a CSV like shared/data/calibration-runs.csv) and report the errors");
+  auto* validate = app.add_subcommand("validate", "Predict published training runs (a CSV like data/runs/calibration-runs.csv) and report the errors");
   validate->add_option("--runs", validate_opt.runs_path, "CSV of published runs")->required();
   validate->add_option("--max-median-ape", max_median_ape, "exit 1 when the tier-A throughput median APE (percent) exceeds this")
       ->check(CLI::NonNegativeNumber);

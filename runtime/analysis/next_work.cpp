@@ -137,7 +137,7 @@ NextWork next_work(const Registry& reg, const NextWorkRequest& req) {
 
   // 3. The weakest fits: the published runs the model predicts worst (their primary throughput metric).
   if (req.runs_path.empty()) {
-    nw.notes.push_back("calibration residuals: not examined; pass --runs FILE.csv (e.g. shared/data/calibration-runs.csv)");
+    nw.notes.push_back("calibration residuals: not examined; pass --runs FILE.csv (e.g. data/runs/calibration-runs.csv)");
   } else {
 #ifdef GSTACK_HAVE_VALIDATE
     const auto report = validate::run_validation(reg, lib, validate::read_runs(req.runs_path), req.runs_path);

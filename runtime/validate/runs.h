@@ -1,4 +1,4 @@
-// Rows of published training runs (the columns of shared/data/calibration-runs.csv, see its README) and
+// Rows of published training runs (the columns of data/runs/calibration-runs.csv, see its README) and
 // the small parsers their free-text cells need: plain numbers, counts with a K/M/B/T suffix ("4M",
 // "~15T"), durations ("84 days for 300B tokens") and the publication year of a source.
 #pragma once

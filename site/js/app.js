@@ -289,7 +289,7 @@
     const body = clear($('val-body'));
     const val = D.validation;
     if (!val.available) {
-      body.append(el('p', { class: 'empty', id: 'val-empty' }, 'No validation data: ' + val.reason + '. Export the site with --runs FILE.csv (the columns of shared/data/calibration-runs.csv).'));
+      body.append(el('p', { class: 'empty', id: 'val-empty' }, 'No validation data: ' + val.reason + '. Export the site with --runs FILE.csv (the columns of data/runs/calibration-runs.csv).'));
       return;
     }
     const r = val.report;

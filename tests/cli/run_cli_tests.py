@@ -23,7 +23,7 @@ import tempfile
 REL = 1e-12
 HERE = os.path.dirname(os.path.abspath(__file__))
 GOLDEN = os.path.join(HERE, "golden")
-SHARED = os.path.join(HERE, "..", "..", "..", "shared", "data", "fixtures")
+SHARED = os.path.join(HERE, "..", "..", "data", "fixtures")
 
 CASES = {}
 
@@ -564,7 +564,7 @@ def next_work_json(cli):
     check(any(i["title"] == "State the uncertainty of econ.job.capex_rate" for i in j["items"]), "high-influence point value")
     check(j["items"][-1]["kind"] == "root-debt", "the heaviest root family comes last")
     check(any("calibration residuals" in n for n in j["notes"]), "residuals note")
-    runs = os.path.join(HERE, "..", "..", "..", "shared", "data", "calibration-runs.csv")
+    runs = os.path.join(HERE, "..", "..", "data", "runs", "calibration-runs.csv")
     if os.path.exists(runs):
         j = cli.json("next-work", "--preset", "dense_training_cost_fixture", "--runs", runs, "--limit", "100", image="model")
         check(any(runs in n for n in j["notes"]), "residuals read from the runs")
@@ -582,9 +582,9 @@ def next_work_text(cli):
         contains(err, "did you mean 'lab.sum'")
 
 
-# ---- validate and calibrate against published runs (shared/data/calibration-runs.csv)
+# ---- validate and calibrate against published runs (data/runs/calibration-runs.csv)
 
-RUNS = os.path.join(HERE, "..", "..", "..", "shared", "data", "calibration-runs.csv")
+RUNS = os.path.join(HERE, "..", "..", "data", "runs", "calibration-runs.csv")
 
 
 @case

@@ -53,7 +53,7 @@ double fixture_base(const Registry& reg, const nlohmann::json& fx, const std::st
 }
 
 nlohmann::json fixture_json() {
-  std::ifstream in(std::string(GSTACK_SHARED_DIR) + "/data/fixtures/dense_training_cost_fixture.json");
+  std::ifstream in(std::string(GSTACK_DATA_DIR) + "/fixtures/dense_training_cost_fixture.json");
   REQUIRE(in);
   return nlohmann::json::parse(in);
 }

@@ -29,7 +29,7 @@ const gs::PresetLibrary& presets() {
   return lib;
 }
 
-const std::string kRuns = std::string(GSTACK_SHARED_DIR) + "/data/calibration-runs.csv";
+const std::string kRuns = std::string(GSTACK_DATA_DIR) + "/runs/calibration-runs.csv";
 
 // A header with the columns the mapping reads, and one row from name=value pairs.
 RunRow row(std::map<std::string, std::string> cells) {
