@@ -105,7 +105,7 @@ std::pair<size_t, double> parse_fix(const Registry& reg, const StrategySpace& sp
     std::string expected = knob && !knob->labels.empty() ? "a number or one of " + join(knob->labels) : "a number";
     throw PresetError("bad --fix '" + text + "': '" + value + "' is not " + expected);
   }
-  if (!whole(x)) throw PresetError("bad --fix '" + text + "': " + name + " takes whole numbers of at least 1");
+  if (x < 0 || x != std::round(x)) throw PresetError("bad --fix '" + text + "': " + name + " takes whole numbers");
   return {layout.slot_of.at(slot_name), x};
 }
 
