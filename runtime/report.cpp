@@ -187,7 +187,11 @@ std::string resolution_text(const Registry& reg, const Resolution& res, const Re
     if (res.validity.empty()) out += "  (no approximation used)\n";
     for (const auto& c : res.validity) out += check_text(reg, c);
   } else if (res.violations() > 0) {
-    out += fmt::format("\nviolations: {} (list them with --constraints)\n", res.violations());
+    // A violated constraint (a layout that does not fit in HBM, say) must not read as a normal answer.
+    out += fmt::format("\nVIOLATED: {} (all checks with --constraints)\n", res.violations());
+    for (const auto* list : {&res.constraints, &res.validity})
+      for (const auto& c : *list)
+        if (c.status == CheckStatus::Violated) out += check_text(reg, c);
   }
   return out;
 }

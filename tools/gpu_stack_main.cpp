@@ -11,12 +11,14 @@
 //   gpu-stack next-work [--preset P] [--target NAME]... [--runs FILE.csv] [--limit N]
 //   gpu-stack validate --runs FILE.csv [--max-median-ape PCT]
 //   gpu-stack calibrate --runs FILE.csv [--out presets/calibration/fitted.toml]
+//   gpu-stack plan --preset P [--workload W] [--fix KNOB=VALUE]... [--objective NAME] [--top K]
 // Every command takes --json and --image FILE. Exit status: 0 success, 1 findings (violated
 // constraints, with --fail-on-violated-constraints), 2 bad usage or bad input. This is the only
 // translation unit that includes CLI11.
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -40,6 +42,8 @@
 #include "runtime/validate/calibrate.h"
 #include "runtime/validate/validate.h"
 #include "runtime/site/site.h"
+#include "runtime/strategy/report.h"
+#include "runtime/strategy/search.h"
 
 namespace {
 
@@ -328,6 +332,32 @@ int run_validate(const Common& c, gs::validate::ValidateOptions opt) {
   return gs::validate::validate_command(reg, library(reg, c), opt, std::cout, std::cerr);
 }
 
+// A workload by name: "llama3-405b" is presets/workload/llama3_405b.toml; a path is taken as it is.
+std::string workload_preset(const std::string& name) {
+  if (name.find('/') != std::string::npos || name.ends_with(".toml")) return name;
+  std::string file = name;
+  std::replace(file.begin(), file.end(), '-', '_');
+  return "workload/" + file;
+}
+
+// Exit 0 with a ranking, 1 when no layout is feasible (a finding, like a violated constraint), 2 on bad input.
+int run_plan(const Common& c, ScenarioInputs in, const std::string& workload, const std::string& knobs_path,
+             gs::strategy::StrategyRequest req) {
+  gs::Registry reg = load_registry(c);
+  if (in.presets.empty() && workload.empty()) throw UsageError("plan needs a cluster: pass --preset P (and --workload W)");
+  if (!workload.empty()) in.presets.push_back(workload_preset(workload));
+  Scenario s = build_scenario(reg, library(reg, c), in);
+  gs::strategy::StrategySpace space =
+      gs::strategy::load_strategy_space(reg, knobs_path.empty() ? gs::strategy::default_space_path(presets_dir(c)) : knobs_path);
+  gs::strategy::StrategyResult result = gs::strategy::search_strategies(reg, s, space, req);
+  std::cout << (c.json ? gs::strategy::plan_json(reg, space, result) : gs::strategy::plan_text(reg, space, result));
+  if (result.ranked.empty()) {
+    std::cerr << "gpu-stack: no feasible layout: all " << result.enumerated << " candidates were rejected\n";
+    return 1;
+  }
+  return 0;
+}
+
 int run_calibrate(const Common& c, gs::validate::CalibrateOptions opt) {
   gs::Registry reg = load_registry(c);
   opt.json = c.json;
@@ -485,6 +515,18 @@ int main(int argc, char** argv) {
   exp_run->add_option("--experiments", run_args.experiments_dir, "experiments directory");
   add_common(exp_run, common);
 
+  gs::strategy::StrategyRequest plan_req;
+  std::string plan_workload, plan_knobs;
+  auto* plan = app.add_subcommand("plan", "Search the execution strategy (parallel degrees, micro-batch, recomputation, ZeRO) for a cluster and workload");
+  plan->add_option("--workload", plan_workload, "workload preset by name (llama3-405b is presets/workload/llama3_405b.toml) or TOML file");
+  plan->add_option("--fix", plan_req.fixes, "KNOB=VALUE: pin a knob (tp=8, par.pp=16, recompute=full); repeatable")->allow_extra_args(false);
+  plan->add_option("--objective", plan_req.objective, "tokens_per_sec (default), cost_per_token or time_to_train");
+  plan->add_option("--top", plan_req.top, "how many ranked layouts to show (default 10)")->check(CLI::Range(1, 1000));
+  plan->add_option("--threads", plan_req.threads, "worker threads (default: all cores)");
+  plan->add_option("--knobs", plan_knobs, "search-space file (default: presets/strategy/knobs.toml)");
+  add_scenario(plan, scenario, true);
+  add_common(plan, common);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -528,6 +570,7 @@ int main(int argc, char** argv) {
       return run_validate(common, validate_opt);
     }
     if (calibrate->parsed()) return run_calibrate(common, calibrate_opt);
+    if (plan->parsed()) return run_plan(common, scenario, plan_workload, plan_knobs, plan_req);
     if (format == "site") {
       if (site_opt.out_dir.empty()) throw UsageError("export site needs --out DIR");
       if (!target.empty()) throw UsageError("export site takes no target; pick scenarios with --preset");

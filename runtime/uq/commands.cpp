@@ -39,12 +39,7 @@ Compiled compile(const Registry& reg, const ScenarioPoint& s, const std::vector<
                  const std::vector<uint32_t>& vary, Jit& jit) {
   Resolver resolver(reg, s.assignments, s.variants);
   Compiled c{build_cone(reg, resolver, s.assignments, targets, vary, true), {}};
-  if (!c.build.missing.empty()) {
-    std::string names;
-    for (size_t i = 0; i < c.build.missing.size() && i < 12; ++i) names += (i ? ", " : "") + reg.var(c.build.missing[i]).name;
-    if (c.build.missing.size() > 12) names += ", ... (" + std::to_string(c.build.missing.size()) + " in all)";
-    throw PresetError("the scenario leaves inputs missing: " + names + "; assign them (see `gpu-stack resolve TARGET --missing`)");
-  }
+  if (!c.build.missing.empty()) throw PresetError(missing_inputs_message(reg, c.build.missing));
   c.cone = jit.compile(c.build.program);
   return c;
 }

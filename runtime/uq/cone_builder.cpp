@@ -84,6 +84,13 @@ class Builder {
 
 }  // namespace
 
+std::string missing_inputs_message(const Registry& reg, const std::vector<uint32_t>& missing) {
+  std::string names;
+  for (size_t i = 0; i < missing.size() && i < 12; ++i) names += (i ? ", " : "") + reg.var(missing[i]).name;
+  if (missing.size() > 12) names += ", ... (" + std::to_string(missing.size()) + " in all)";
+  return "the scenario leaves inputs missing: " + names + "; assign them (see `gpu-stack resolve TARGET --missing`)";
+}
+
 ConeBuild build_cone(const Registry& reg, Resolver& resolver, const std::map<uint32_t, double>& assignments,
                      const std::vector<uint32_t>& targets, const std::vector<uint32_t>& vary, bool only_vary_inputs) {
   return Builder(reg, resolver, assignments, vary, only_vary_inputs).run(targets);

@@ -25,4 +25,7 @@ ConeBuild build_cone(const Registry& reg, Resolver& resolver, const std::map<uin
                      const std::vector<uint32_t>& targets, const std::vector<uint32_t>& vary = {},
                      bool only_vary_inputs = false);
 
+// "the scenario leaves inputs missing: a, b, ...; assign them ..." for a cone with missing roots.
+std::string missing_inputs_message(const Registry& reg, const std::vector<uint32_t>& missing);
+
 }  // namespace gs

@@ -213,7 +213,7 @@ def resolve_constraints(cli):
                      "--constraints")
     cli.golden("resolve_constraints", out)
     out, _ = cli.run("resolve", "lab.apx", "--assign", "lab.a=2", "--assign", "lab.regime=50")
-    contains(out, "violations: 1 (list them with --constraints)")
+    contains(out, "VIOLATED: 1 (all checks with --constraints)")
 
 
 @case

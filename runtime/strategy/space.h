@@ -1,0 +1,90 @@
+// The execution-strategy search space, read from a TOML data file (presets/strategy/knobs.toml): the
+// knobs a search varies and the model variable each one sets, how their candidate values are generated,
+// the divisibility rules that reject a layout before any evaluation, the model constraints that reject
+// it after, the objectives and the columns each candidate reports. No model name is spelled in C++.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "runtime/registry.h"
+
+namespace gs::strategy {
+
+// One factor of a product: a number, or a reference to a problem quantity or knob by name.
+struct Factor {
+  double number = 1;
+  std::string name;  // empty for a number
+};
+using Product = std::vector<Factor>;
+
+struct ProblemQuantity {
+  std::string name;
+  uint32_t var = 0;
+  bool has_fallback = false;
+  double fallback = 0;  // used when the scenario does not determine the variable
+};
+
+enum class Generator { PowersOfTwo, Range, Divisors, List };
+
+struct Knob {
+  std::string name, description;
+  uint32_t var = 0;
+  Generator generator = Generator::List;
+  Product bound;  // max for powers_of_two and range, the number to divide for divisors
+  std::vector<double> list;
+  std::vector<std::string> labels;  // names of list values (same length as list), or empty
+};
+
+struct DerivedKnob {
+  std::string name, description, rule;
+  uint32_t var = 0;
+  Product numerator, denominator;
+};
+
+enum class RuleKind { Divides, AtMost };
+
+struct Rule {
+  std::string name, description;
+  RuleKind kind = RuleKind::Divides;
+  Product a, b;                          // divides: a | b (divisor, dividend); at_most: a <= b
+  std::vector<double> dividend_offsets;  // divides: b + offset for some offset (default {0})
+  bool or_reverse = false;               // divides: b | a also passes
+  std::map<std::string, double> only_if_above;
+};
+
+struct Objective {
+  std::string name;
+  uint32_t var = 0;
+  bool maximize = true;
+};
+
+struct ReportColumn {
+  std::string name, group;
+  uint32_t var = 0;
+};
+
+struct StrategySpace {
+  std::string path;
+  std::vector<ProblemQuantity> problem;
+  std::vector<Knob> knobs;
+  std::vector<DerivedKnob> derived;
+  std::vector<Rule> rules;
+  std::map<uint32_t, std::string> variants;  // selectors the search sets
+  std::vector<uint32_t> constraints;         // relation ids of model constraints, in order
+  std::vector<Objective> objectives;
+  std::vector<ReportColumn> report;
+
+  const Objective* objective(const std::string& name) const;
+};
+
+// Throws PresetError with file:line and a hint on a malformed file or an unknown model name.
+StrategySpace load_strategy_space(const Registry& reg, const std::string& path);
+StrategySpace parse_strategy_space(const Registry& reg, const std::string& text, const std::string& path);
+
+// presets/strategy/knobs.toml under a presets directory.
+std::string default_space_path(const std::string& presets_dir);
+
+}  // namespace gs::strategy
