@@ -32,6 +32,7 @@
 #include "runtime/sim/commands.h"
 #include "runtime/sim/inputs.h"
 #include "runtime/uq/commands.h"
+#include "runtime/uq/uncertainty.h"
 #include "runtime/workers.h"
 #include "runtime/analysis/audit.h"
 #include "runtime/analysis/next_work.h"
@@ -408,7 +409,7 @@ int main(int argc, char** argv) {
   for (auto* cmd : {uncertainty, sensitivity}) {
     cmd->add_option("target", sampling.target, "variable to study")->required();
     cmd->add_option("--samples", sampling.samples, "Monte Carlo samples (sensitivity: base samples N, N*(k+2) evaluations)")
-        ->check(CLI::PositiveNumber);
+        ->check(CLI::Range(size_t(1), gs::kMaxSamples));
     cmd->add_option("--seed", sampling.seed, "random seed (default 1)");
     cmd->add_option("--threads", sampling.threads, "worker threads (default: all cores)")->check(thread_range);
     add_scenario(cmd, scenario, true);
@@ -468,8 +469,9 @@ int main(int argc, char** argv) {
   simulate->add_option("--seed", sim_args.seed, "random seed (default: the scenario's); replica r uses seed + r");
   simulate->add_option("--replicas", sim_args.replicas, "independent replicas (default 1)")->check(CLI::Range(1u, gs::sim::kMaxReplicas));
   simulate->add_option("--max-gpu-days", sim_args.max_gpu_days, "work cap: replicas x GPUs x horizon days (default 1e8)")
-      ->check(CLI::PositiveNumber);
-  simulate->add_option("--max-events", sim_args.max_events, "work cap: events per replica (default 1e8)")->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1.0, 1e15));
+  simulate->add_option("--max-events", sim_args.max_events, "work cap: events per replica (default 1e8)")
+      ->check(CLI::Range(uint64_t(1), uint64_t(1e15)));
   simulate->add_option("--policy", sim_args.policy, "replace every job's recovery policy")
       ->check(CLI::IsMember({"restart", "wait_restore", "in_memory", "elastic", "adaptive"}));
   simulate->add_option("--threads", sim_args.threads, "worker threads for replicas (default: all cores)")->check(thread_range);
