@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <sstream>
 
 #include <toml++/toml.h>
@@ -52,6 +53,8 @@ class Reader {
     return out;
   }
 
+  using SeenKeys = std::map<uint32_t, toml::source_position>;
+
   uint32_t variable(const std::string& name, const toml::source_region& where, const std::string& what) const {
     try {
       return lookup_variable(reg_, name, what);
@@ -79,14 +82,21 @@ class Reader {
   // Bounds, means, medians and modes carry the variable's unit; sd too; lognormal sigma is a pure number.
   void each_distribution(const toml::table& t, const std::string& prefix,
                          const std::function<void(uint32_t, const Distribution&)>& f) const {
+    SeenKeys seen;
+    each_distribution_in(t, prefix, f, seen);
+  }
+
+  void each_distribution_in(const toml::table& t, const std::string& prefix,
+                            const std::function<void(uint32_t, const Distribution&)>& f, SeenKeys& seen) const {
     for (const auto& [key, node] : t) {
       const std::string name = prefix + std::string(key.str());
       const toml::table* spec = node.as_table();
       if (spec && !spec->contains("dist")) {
-        each_distribution(*spec, name + ".", f);
+        each_distribution_in(*spec, name + ".", f, seen);
         continue;
       }
       const uint32_t v = variable(name, key.source(), "variable in [uncertainty]");
+      note_once(seen, v, key.source(), "variable in [uncertainty]");
       Distribution d;
       if (const toml::array* a = node.as_array()) {
         if (a->size() != 2) fail(node.source(), "an interval for '" + name + "' needs exactly two values [low, high]");
@@ -122,20 +132,39 @@ class Reader {
     }
   }
 
-  // Tables of variables accept quoted dotted keys ("gpu.peak_flops" = ...) and nested tables alike.
+  // Tables of variables accept quoted dotted keys ("gpu.peak_flops" = ...) and nested tables alike, so
+  // one variable can be spelled twice in one table; that is refused, naming both places, rather than
+  // letting the table's iteration order pick a winner.
   void each_variable(const toml::table& t, const std::string& prefix,
                      const std::function<void(uint32_t, const toml::node&)>& f, const std::string& what) const {
-    for (const auto& [key, node] : t) {
-      std::string name = prefix + std::string(key.str());
-      if (const toml::table* inner = node.as_table()) {
-        each_variable(*inner, name + ".", f, what);
-        continue;
-      }
-      f(variable(name, key.source(), what), node);
-    }
+    SeenKeys seen;
+    each_variable_in(t, prefix, f, what, seen);
   }
 
  private:
+  void note_once(SeenKeys& seen, uint32_t v, const toml::source_region& where, const std::string& what) const {
+    auto [it, fresh] = seen.emplace(v, where.begin);
+    if (fresh) return;
+    const toml::source_position a = std::min(it->second, where.begin), b = std::max(it->second, where.begin);
+    fail(where, "'" + reg_.var(v).name + "' is given twice as a " + what + ": at " + path_ + ":" + std::to_string(a.line) + ":" +
+                    std::to_string(a.column) + " and at " + path_ + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) +
+                    " (a quoted dotted key and a table spell the same name); keep one");
+  }
+
+  void each_variable_in(const toml::table& t, const std::string& prefix,
+                        const std::function<void(uint32_t, const toml::node&)>& f, const std::string& what, SeenKeys& seen) const {
+    for (const auto& [key, node] : t) {
+      std::string name = prefix + std::string(key.str());
+      if (const toml::table* inner = node.as_table()) {
+        each_variable_in(*inner, name + ".", f, what, seen);
+        continue;
+      }
+      const uint32_t v = variable(name, key.source(), what);
+      note_once(seen, v, key.source(), what);
+      f(v, node);
+    }
+  }
+
   const Registry& reg_;
   const std::string& path_;
 };

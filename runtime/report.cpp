@@ -125,6 +125,18 @@ std::string check_text(const Registry& reg, const Check& c) {
   return s + "\n";
 }
 
+// A formula in many missing inputs can run to hundreds of kilobytes; text output shows its start and
+// says where the whole of it is.
+constexpr size_t kMaxFormulaChars = 2000;
+
+std::string capped_formula(const std::string& formula) {
+  if (formula.size() <= kMaxFormulaChars) return formula;
+  size_t cut = 400;
+  while (cut > 0 && (static_cast<unsigned char>(formula[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
+  return formula.substr(0, cut) + " ... (" + std::to_string(formula.size()) +
+         " characters in all; --json prints the whole formula, or assign the missing inputs below)";
+}
+
 }  // namespace
 
 // ---- resolve
@@ -139,7 +151,7 @@ std::string resolution_text(const Registry& reg, const Resolution& res, const Re
            (res.missing.size() == 1 ? "" : "s") + "\n";
     // A target that is itself the only unknown has no formula worth printing.
     if (sym::has_symbols(res.value) && !(res.missing.size() == 1 && res.missing[0].var == res.target))
-      out += "  formula: " + target.name + " = " + sym::to_string(res.value) + "\n";
+      out += "  formula: " + target.name + " = " + capped_formula(sym::to_string(res.value)) + "\n";
   }
   if (!res.missing.empty()) {
     std::vector<uint32_t> vars;

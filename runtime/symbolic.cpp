@@ -174,14 +174,20 @@ namespace {
 // Visits every distinct node of an expression once. GiNaC shares subexpressions, so a value built from
 // a deep cone is a DAG whose tree form can be exponentially larger; walking the tree would take that
 // long. `visit` returns false to stop early.
+// Nodes are told apart by address, so every visited node is kept alive until the walk ends: op(i) of a
+// sum or product can build a fresh temporary (65536*x out of the pair (x, 65536)), and once freed, its
+// address could be reused by the next temporary, which would then be skipped as "seen" (that hid
+// variables from free_vars, and so from the missing-input list).
 template <class Visit>
 void each_node(const ex& e, Visit visit) {
   std::unordered_set<const GiNaC::basic*> seen;
+  std::vector<ex> visited;
   std::vector<ex> stack{e};
   while (!stack.empty()) {
     ex x = stack.back();
     stack.pop_back();
     if (!seen.insert(&GiNaC::ex_to<GiNaC::basic>(x)).second) continue;
+    visited.push_back(x);
     if (!visit(x)) return;
     for (size_t i = 0; i < x.nops(); ++i) stack.push_back(x.op(i));
   }

@@ -10,7 +10,7 @@
 //   gpu-stack scenario-audit [--preset P]... [--target [LABEL=]NAME]... [--missing-families] [--fail-on-issues]
 //   gpu-stack next-work [--preset P] [--target NAME]... [--runs FILE.csv] [--limit N]
 //   gpu-stack validate --runs FILE.csv [--max-median-ape PCT]
-//   gpu-stack calibrate --runs FILE.csv [--out presets/calibration/fitted.toml]
+//   gpu-stack calibrate [--runs FILE.csv] [--out presets/calibration/fitted.toml [--force]]
 //   gpu-stack plan --preset P [--workload W] [--fix KNOB=VALUE]... [--objective NAME] [--top K]
 // Every command takes --json and --image FILE. Exit status: 0 success, 1 findings (violated
 // constraints, with --fail-on-violated-constraints), 2 bad usage or bad input. This is the only
@@ -34,6 +34,8 @@
 #include "runtime/sim/commands.h"
 #include "runtime/sim/inputs.h"
 #include "runtime/uq/commands.h"
+#include "runtime/uq/uncertainty.h"
+#include "runtime/workers.h"
 #include "runtime/analysis/audit.h"
 #include "runtime/analysis/next_work.h"
 #include "runtime/analysis/root_debt.h"
@@ -376,6 +378,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> targets;
   gs::ConeExport cone;
 
+  const auto thread_range = CLI::Range(1u, gs::kMaxThreads);
+
   auto* stats = app.add_subcommand("stats", "Counts of systems, variables, relations, roots and leaves; coverage");
   add_common(stats, common);
 
@@ -423,7 +427,7 @@ int main(int argc, char** argv) {
   sweep->add_option("--vary", sweep_req.vary, "NAME=SPEC: a,b,c | lo..hi:n | lo..hi:log:n, optionally followed by a unit")->allow_extra_args(false)->required();
   sweep->add_flag("--zip", sweep_req.zip, "pair the lists element by element instead of taking the full grid");
   sweep->add_option("--engine", sweep_req.engine, "jit (default) or ginac (the exact reference evaluator)")->check(CLI::IsMember({"jit", "ginac"}));
-  sweep->add_option("--threads", sweep_req.threads, "worker threads (default: all cores)");
+  sweep->add_option("--threads", sweep_req.threads, "worker threads (default: all cores)")->check(thread_range);
   sweep->add_option("--out", sweep_req.out_path, "write every point to FILE.csv or FILE.json (SI units), atomically");
   add_scenario(sweep, scenario, true);
   add_common(sweep, common);
@@ -434,9 +438,10 @@ int main(int argc, char** argv) {
   auto* sensitivity = app.add_subcommand("sensitivity", "Sobol first- and total-order indices of a target over the uncertain inputs");
   for (auto* cmd : {uncertainty, sensitivity}) {
     cmd->add_option("target", sampling.target, "variable to study")->required();
-    cmd->add_option("--samples", sampling.samples, "Monte Carlo samples (sensitivity: base samples N, N*(k+2) evaluations)");
+    cmd->add_option("--samples", sampling.samples, "Monte Carlo samples (sensitivity: base samples N, N*(k+2) evaluations)")
+        ->check(CLI::Range(size_t(1), gs::kMaxSamples));
     cmd->add_option("--seed", sampling.seed, "random seed (default 1)");
-    cmd->add_option("--threads", sampling.threads, "worker threads (default: all cores)");
+    cmd->add_option("--threads", sampling.threads, "worker threads (default: all cores)")->check(thread_range);
     add_scenario(cmd, scenario, true);
     add_common(cmd, common);
   }
@@ -482,8 +487,9 @@ int main(int argc, char** argv) {
 
   gs::validate::CalibrateOptions calibrate_opt;
   auto* calibrate = app.add_subcommand("calibrate", "Fit the shared efficiency parameters to the tier-A throughput of published runs");
-  calibrate->add_option("--runs", calibrate_opt.runs_path, "CSV of published runs")->required();
+  calibrate->add_option("--runs", calibrate_opt.runs_path, "CSV of published runs (default: $GSTACK_RUNS, else data/runs/calibration-runs.csv)");
   calibrate->add_option("--out", calibrate_opt.out_path, "preset file to write (e.g. presets/calibration/fitted.toml); default: print it");
+  calibrate->add_flag("--force", calibrate_opt.force, "replace the --out file when it exists (refused otherwise)");
   calibrate->add_option("--param", calibrate_opt.params, "variable to fit (repeatable; default: the documented shared set)")->allow_extra_args(false);
   add_common(calibrate, common);
 
@@ -491,10 +497,14 @@ int main(int argc, char** argv) {
   auto* simulate = app.add_subcommand("simulate", "Run the discrete-event datacenter: goodput, ETTR, lost work, energy, cost, interruptions by cause");
   simulate->add_option("scenario", sim_args.scenario, "simulation scenario (TOML, e.g. presets/sim/llama3-405b-16k.toml)")->required();
   simulate->add_option("--seed", sim_args.seed, "random seed (default: the scenario's); replica r uses seed + r");
-  simulate->add_option("--replicas", sim_args.replicas, "independent replicas (default 1)")->check(CLI::PositiveNumber);
+  simulate->add_option("--replicas", sim_args.replicas, "independent replicas (default 1)")->check(CLI::Range(1u, gs::sim::kMaxReplicas));
+  simulate->add_option("--max-gpu-days", sim_args.max_gpu_days, "work cap: replicas x GPUs x horizon days (default 1e8)")
+      ->check(CLI::Range(1.0, 1e15));
+  simulate->add_option("--max-events", sim_args.max_events, "work cap: events per replica (default 1e8)")
+      ->check(CLI::Range(uint64_t(1), uint64_t(1e15)));
   simulate->add_option("--policy", sim_args.policy, "replace every job's recovery policy")
       ->check(CLI::IsMember({"restart", "wait_restore", "in_memory", "elastic", "adaptive"}));
-  simulate->add_option("--threads", sim_args.threads, "worker threads for replicas (default: all cores)");
+  simulate->add_option("--threads", sim_args.threads, "worker threads for replicas (default: all cores)")->check(thread_range);
   std::vector<std::string> sim_presets;
   simulate->add_option("--preset", sim_presets, "compute the simulator's model variables (step time, powers, PUE, ...) with the "
                        "model under this preset; they replace the scenario's values")->allow_extra_args(false);
@@ -522,7 +532,7 @@ int main(int argc, char** argv) {
   plan->add_option("--fix", plan_req.fixes, "KNOB=VALUE: pin a knob (tp=8, par.pp=16, recompute=full); repeatable")->allow_extra_args(false);
   plan->add_option("--objective", plan_req.objective, "tokens_per_sec (default), cost_per_token or time_to_train");
   plan->add_option("--top", plan_req.top, "how many ranked layouts to show (default 10)")->check(CLI::Range(1, 1000));
-  plan->add_option("--threads", plan_req.threads, "worker threads (default: all cores)");
+  plan->add_option("--threads", plan_req.threads, "worker threads (default: all cores)")->check(thread_range);
   plan->add_option("--knobs", plan_knobs, "search-space file (default: presets/strategy/knobs.toml)");
   add_scenario(plan, scenario, true);
   add_common(plan, common);
@@ -569,7 +579,10 @@ int main(int argc, char** argv) {
       if (max_median_ape >= 0) validate_opt.max_median_ape = max_median_ape;
       return run_validate(common, validate_opt);
     }
-    if (calibrate->parsed()) return run_calibrate(common, calibrate_opt);
+    if (calibrate->parsed()) {
+      if (calibrate_opt.runs_path.empty()) calibrate_opt.runs_path = gs::site::default_runs_csv();
+      return run_calibrate(common, calibrate_opt);
+    }
     if (plan->parsed()) return run_plan(common, scenario, plan_workload, plan_knobs, plan_req);
     if (format == "site") {
       if (site_opt.out_dir.empty()) throw UsageError("export site needs --out DIR");

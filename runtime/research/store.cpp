@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <system_error>
 
-#include <unistd.h>
+#include "image/atomic_file.h"
 
 namespace gs::research {
 namespace fs = std::filesystem;
@@ -44,29 +44,20 @@ StoredArtifact store_artifact(const Json& sealed, const std::string& output, con
   r.path = target.string();
   std::string bytes = pretty_dump(sealed);
   if (target.has_parent_path()) fs::create_directories(target.parent_path());
+  if (fs::is_symlink(target)) throw std::runtime_error(r.path + " is a symbolic link; artifacts are never written through one");
   if (fs::exists(target)) {
     if (slurp(target) != bytes) throw std::runtime_error(r.path + " already holds different content; artifacts are never overwritten");
     r.already_present = true;
     return r;
   }
-  // Write a private temporary file, then hard-link it into place: link() fails if the name exists, so a
-  // concurrent writer can never have its file replaced.
-  fs::path tmp = target;
-  tmp += ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << bytes;
-    if (!out.flush()) throw std::runtime_error("cannot write " + tmp.string());
-  }
-  std::error_code ec;
-  fs::create_hard_link(tmp, target, ec);
-  fs::remove(tmp);
-  if (ec) {
-    if (fs::exists(target) && slurp(target) == bytes) {
+  // Created beside the target and linked into place only if the name is still free, so a concurrent
+  // writer's file (or a planted link) is never replaced.
+  if (!write_file_atomic(r.path, bytes, WriteMode::create_new)) {
+    if (!fs::is_symlink(target) && slurp(target) == bytes) {
       r.already_present = true;
       return r;
     }
-    throw std::runtime_error(r.path + ": " + ec.message());
+    throw std::runtime_error(r.path + " already exists with different content; artifacts are never overwritten");
   }
   return r;
 }

@@ -1,6 +1,7 @@
 #include "runtime/sim/commands.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <exception>
 #include <fstream>
@@ -12,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "image/image.h"
+#include "runtime/workers.h"
 #include "runtime/research/protocol.h"
 #include "runtime/research/store.h"
 #include "runtime/sim/engine.h"
@@ -28,14 +30,34 @@ std::string default_experiments_dir() {
   return env && *env ? env : GSTACK_EXPERIMENTS_DIR;
 }
 
+namespace {
+
+// The work a run asks for, in GPU-days, refused above the cap before anything is allocated.
+void check_work(const Scenario& sc, const SimulateArgs& args) {
+  double gpus = 0;
+  for (const auto& site : sc.sites) gpus += double(site.nodes) * double(site.gpus_per_node);
+  const double days = std::max(1.0, double(sc.horizon_ns) / 86400e9);
+  const double work = double(args.replicas) * gpus * days;
+  if (work > args.max_gpu_days)
+    throw std::invalid_argument(fmt::format("the run asks for {:.4g} GPU-days ({} replica{} x {:.0f} GPUs x {:.4g} days), more than the "
+                                            "work cap of {:.4g}; raise it with --max-gpu-days if you mean it",
+                                            work, args.replicas, args.replicas == 1 ? "" : "s", gpus, days, args.max_gpu_days));
+}
+
+}  // namespace
+
 int simulate_command(const SimulateArgs& args, std::ostream& out, std::ostream& err) {
   Scenario sc;
   SimOptions base;
   try {
-    if (args.replicas < 1) throw std::invalid_argument("--replicas must be at least 1");
+    if (args.replicas < 1 || args.replicas > kMaxReplicas)
+      throw std::invalid_argument(fmt::format("--replicas must be between 1 and {}", kMaxReplicas));
+    if (args.threads > kMaxThreads) throw std::invalid_argument(fmt::format("--threads must be at most {}", kMaxThreads));
     gs::Image img = gs::load_image_file(args.image_path);
     sc = load_scenario_toml(args.scenario, img.units, args.model ? &*args.model : nullptr);
     if (args.policy) base.recovery = parse_recovery(*args.policy);
+    check_work(sc, args);
+    base.max_events = args.max_events;
   } catch (const std::exception& e) {
     err << "error: " << e.what() << "\n";
     return 2;
@@ -43,11 +65,12 @@ int simulate_command(const SimulateArgs& args, std::ostream& out, std::ostream& 
   uint64_t seed = args.seed.value_or(sc.seed);
   std::vector<SimResult> runs(args.replicas);
   std::vector<std::exception_ptr> errors(args.replicas);
-  unsigned threads = std::min<unsigned>(args.replicas, args.threads ? args.threads : std::max(1u, std::thread::hardware_concurrency()));
+  const unsigned threads = std::min<unsigned>(args.replicas, args.threads ? args.threads : std::max(1u, std::thread::hardware_concurrency()));
   // Replica r always runs with seed + r, whichever thread picks it up, so the output does not depend on
-  // the thread count.
-  auto work = [&](unsigned first) {
-    for (uint32_t r = first; r < args.replicas; r += threads) try {
+  // the thread count (nor on how many threads the system lets us start).
+  std::atomic<uint32_t> next{0};
+  auto work = [&] {
+    for (uint32_t r; (r = next.fetch_add(1)) < args.replicas;) try {
         SimOptions o = base;
         o.seed = seed + r;
         runs[r] = simulate(sc, o);
@@ -55,10 +78,7 @@ int simulate_command(const SimulateArgs& args, std::ostream& out, std::ostream& 
         errors[r] = std::current_exception();
       }
   };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work, t);
-  work(0);
-  for (auto& t : pool) t.join();
+  run_workers(threads, work);
   for (uint32_t r = 0; r < args.replicas; ++r)
     if (errors[r]) try {
         std::rethrow_exception(errors[r]);

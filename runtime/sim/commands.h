@@ -13,6 +13,12 @@
 
 namespace gs::sim {
 
+// Default work caps of `simulate`: about a hundred replicas of the 16k-GPU, 54-day Llama 3 scenario, and
+// a hundred million events per replica (tens of seconds).
+constexpr double kDefaultMaxGpuDays = 1e8;
+constexpr uint64_t kDefaultMaxEvents = 100'000'000;
+constexpr uint32_t kMaxReplicas = 1'000'000;
+
 struct SimulateArgs {
   std::string scenario;              // TOML scenario file
   std::string image_path;            // registry image, for its unit table
@@ -22,6 +28,10 @@ struct SimulateArgs {
   bool json = false;
   unsigned threads = 0;              // replicas run in parallel; 0 = one per hardware thread
   std::optional<ModelValues> model;  // simulator variables resolved from the model (--preset)
+  // Work caps, checked before a run (GPU-days: replicas x GPUs x horizon in days, at least one day) and
+  // during it (events per replica); exceeding one is bad input (exit 2) with a message naming the flag.
+  double max_gpu_days = kDefaultMaxGpuDays;
+  uint64_t max_events = kDefaultMaxEvents;
 };
 int simulate_command(const SimulateArgs& args, std::ostream& out, std::ostream& err);
 

@@ -264,7 +264,10 @@ SimResult simulate(const Scenario& scenario, const SimOptions& options) {
   st.result.seed = options.seed;
   st.result.recovery_override = options.recovery ? recovery_name(*options.recovery) : "";
   auto handler = [&st](const Event& e) { return st.handle(e); };
-  LoopStats loop = run_events(st.q, handler);
+  LoopStats loop = run_events(st.q, handler, 0, options.max_events);
+  if (loop.capped)
+    throw WorkCapError(fmt::format("stopped after {} events at simulated day {:.3g} of {:.3g}: the work cap; raise it with --max-events if you mean it",
+                                   loop.events, double(loop.now) / 86400e9, double(scenario.horizon_ns) / 86400e9));
   st.now = loop.now;
   st.finish_run();
   st.result.events = loop.events;

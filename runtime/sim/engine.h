@@ -1,7 +1,9 @@
 // The discrete-event virtual datacenter: runs a scenario to its horizon (or until every job is done).
 #pragma once
 
+#include <cstdint>
 #include <optional>
+#include <stdexcept>
 
 #include "runtime/sim/result.h"
 #include "runtime/sim/scenario.h"
@@ -11,6 +13,13 @@ namespace gs::sim {
 struct SimOptions {
   uint64_t seed = 0;
   std::optional<Recovery> recovery;  // replaces every job's recovery policy (comparisons on one trace)
+  uint64_t max_events = UINT64_MAX;  // work cap: stop with WorkCapError after this many events
+};
+
+// A replica stopped at SimOptions::max_events before its horizon: bad input (too much work asked), not
+// a broken invariant.
+struct WorkCapError : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 // Runs one replica. Failure arrivals, repairs, stragglers and maintenance draw from separate seeded

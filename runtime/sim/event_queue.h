@@ -81,15 +81,21 @@ struct LoopStats {
   uint64_t events = 0;
   uint64_t causality_violations = 0;  // events out of time order; must stay 0
   int64_t now = 0;
+  bool capped = false;  // stopped at max_events with events still queued
 };
 
-// Runs events in order until the queue is empty or the handler returns false. The handler is a template
-// parameter so the dispatch inlines; the simulator and the event-rate benchmark both use this loop.
+// Runs events in order until the queue is empty, the handler returns false, or max_events have run
+// (then `capped` is set). The handler is a template parameter so the dispatch inlines; the simulator and
+// the event-rate benchmark both use this loop.
 template <class Handler>
-LoopStats run_events(EventQueue& q, Handler& handle, int64_t start = 0) {
+LoopStats run_events(EventQueue& q, Handler& handle, int64_t start = 0, uint64_t max_events = UINT64_MAX) {
   LoopStats st;
   st.now = start;
   while (!q.empty()) {
+    if (st.events >= max_events) {
+      st.capped = true;
+      break;
+    }
     Event e = q.pop();
     if (e.time < st.now) ++st.causality_violations;
     st.now = e.time;

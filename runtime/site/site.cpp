@@ -451,10 +451,11 @@ json protocol_view(const research::Json& p) {
   json fs_ = json::array();
   for (const auto& f : p.value("falsifiers", research::Json::array())) {
     json x = {{"falsifier_id", text_of(f, "falsifier_id")}, {"metric", text_of(f, "metric")},
-              {"op", text_of(f, "op")},
+              {"op", text_of(f, "operator")},
               {"description", text_of(f, "description")}};
-    if (f.contains("threshold")) x["threshold"] = f["threshold"];
-    if (f.contains("upper_threshold")) x["upper_threshold"] = f["upper_threshold"];
+    // A one-sided rule has no upper threshold (null in the protocol): leave it out rather than print "null".
+    for (const char* key : {"threshold", "upper_threshold"})
+      if (f.contains(key) && !f[key].is_null()) x[key] = f[key];
     fs_.push_back(std::move(x));
   }
   j["falsifiers"] = fs_;
@@ -576,7 +577,11 @@ json experiments_json(const SiteOptions& opt, std::vector<std::string>& notes) {
         }
       }
       e["artifacts"] = arts;
-      e["verdict"] = arts.empty() ? json("not run") : arts.back()["verdict"];
+      // The headline verdict comes from the last artifact that counts: a valid seal and the frozen
+      // protocol. Others stay listed (marked) but never decide it.
+      e["verdict"] = "not run";
+      for (const auto& a : arts)
+        if (a["seal_valid"] == true && a["protocol_matches"] == true) e["verdict"] = a["verdict"];
     } catch (const std::exception& x) {
       e["frozen"] = false;
       e["error"] = x.what();
@@ -696,20 +701,38 @@ std::string default_runs_csv() {
   return GSTACK_SHARED_RUNS_CSV;
 }
 
-SiteSummary export_site(const Registry& reg, const SiteOptions& opt) {
-  if (opt.out_dir.empty()) throw std::runtime_error("export site needs --out DIR");
-  fs::path out(opt.out_dir);
-  fs::path assets(opt.assets_dir.empty() ? default_assets_dir() : opt.assets_dir);
+namespace {
+
+// A file every exported site holds, so a later export knows the folder is a site it may replace whole.
+constexpr const char* kSiteMarker = ".gpu-stack-site";
+
+// Every argument is checked before any work, so a bad one never leaves a half or mixed site behind.
+void check_site_options(const Registry& reg, const SiteOptions& opt, const fs::path& out, const fs::path& assets,
+                        const std::string& presets_dir) {
   if (!fs::exists(assets / "index.html"))
     throw std::runtime_error("the site's assets are missing: no index.html under '" + assets.string() + "'");
   std::error_code ec;
-  if (fs::exists(out, ec) && !fs::is_directory(out, ec))
-    throw std::runtime_error("--out '" + out.string() + "' exists and is not a folder");
-  fs::create_directories(out / "data", ec);
-  if (ec) throw std::runtime_error("cannot create '" + (out / "data").string() + "': " + ec.message());
+  if (fs::is_symlink(out, ec)) throw std::runtime_error("--out '" + out.string() + "' is a symbolic link; give the folder itself");
+  if (fs::exists(out, ec)) {
+    if (!fs::is_directory(out, ec)) throw std::runtime_error("--out '" + out.string() + "' exists and is not a folder");
+    // Sites exported before the marker existed are recognised by their own files.
+    const bool is_site = fs::exists(out / kSiteMarker, ec) || (fs::exists(out / "index.html", ec) && fs::exists(out / "data" / "model.js", ec));
+    if (!fs::is_empty(out, ec) && !is_site)
+      throw std::runtime_error("--out '" + out.string() + "' is a folder that does not hold a site written by gpu-stack (no " + kSiteMarker +
+                               "); the export replaces its folder whole, so give a new or empty folder");
+  }
+  PresetLibrary lib(reg, presets_dir);
+  for (const auto& p : opt.presets) lib.load(p);  // throws naming the preset and the line
+  if (!opt.runs_csv.empty() && !readable(opt.runs_csv)) throw std::runtime_error("cannot read --runs '" + opt.runs_csv + "'");
+  for (const auto& a : opt.artifacts)
+    if (!fs::exists(a, ec)) throw std::runtime_error("--artifacts '" + a + "' does not exist");
+}
 
-  SiteSummary sum;
-  // Static assets: every file under site/ (no deletions; files the user put in --out stay).
+void build_site(const Registry& reg, const SiteOptions& opt, const fs::path& out, const fs::path& assets, const std::string& presets_dir,
+                SiteSummary& sum) {
+  fs::create_directories(out / "data");
+  write_file_atomic((out / kSiteMarker).string(), std::string_view("written by gpu-stack export site; the next export replaces this folder whole\n"));
+  // Static assets: every file under site/.
   for (auto it = fs::recursive_directory_iterator(assets); it != fs::recursive_directory_iterator(); ++it) {
     if (!it->is_regular_file()) continue;
     fs::path rel = fs::relative(it->path(), assets);
@@ -720,7 +743,6 @@ SiteSummary export_site(const Registry& reg, const SiteOptions& opt) {
     sum.bytes += bytes.size();
   }
 
-  std::string presets_dir = opt.presets_dir.empty() ? PresetLibrary::default_dir() : opt.presets_dir;
   PresetLibrary lib(reg, presets_dir);
   std::vector<std::string> presets = opt.presets;
   if (presets.empty()) presets.push_back(default_preset_name(presets_dir));
@@ -734,6 +756,32 @@ SiteSummary export_site(const Registry& reg, const SiteOptions& opt) {
   std::string csv = opt.runs_csv.empty() ? default_runs_csv() : opt.runs_csv;
   write_data(out, "validation", "validation", validation_json(reg, lib, csv, sum.notes), sum);
   write_data(out, "experiments", "experiments", experiments_json(opt, sum.notes), sum);
+}
+
+}  // namespace
+
+SiteSummary export_site(const Registry& reg, const SiteOptions& opt) {
+  if (opt.out_dir.empty()) throw std::runtime_error("export site needs --out DIR");
+  // "site/" and "site" name the same folder; the sibling temporary needs the name without the slash.
+  std::string out_text = opt.out_dir;
+  while (out_text.size() > 1 && out_text.back() == '/') out_text.pop_back();
+  const fs::path out(out_text);
+  const fs::path assets(opt.assets_dir.empty() ? default_assets_dir() : opt.assets_dir);
+  const std::string presets_dir = opt.presets_dir.empty() ? PresetLibrary::default_dir() : opt.presets_dir;
+  check_site_options(reg, opt, out, assets, presets_dir);
+  if (out.has_parent_path()) fs::create_directories(out.parent_path());
+
+  // Built beside the target and swapped in whole: a failure part-way leaves the old site as it was.
+  const std::string built = make_sibling_temp_dir(out.string());
+  SiteSummary sum;
+  try {
+    build_site(reg, opt, built, assets, presets_dir, sum);
+    replace_dir_atomic(built, out.string());
+  } catch (...) {
+    std::error_code ec;
+    fs::remove_all(built, ec);
+    throw;
+  }
   return sum;
 }
 

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
+#include <cstdint>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -16,6 +18,7 @@
 #include "runtime/uq/parallel.h"
 #include "runtime/uq/sweep_spec.h"
 #include "runtime/uq/uncertainty.h"
+#include "runtime/workers.h"
 
 namespace gs {
 namespace {
@@ -29,8 +32,10 @@ std::string base_unit(const Registry& reg, uint32_t var) { return reg.units().de
 struct Compiled {
   ConeBuild build;
   CompiledCone cone;
-  size_t column(uint32_t var) const {
+  // The program's input column of `var`; empty when the targets do not read it (outside their cone).
+  std::optional<size_t> column(uint32_t var) const {
     auto it = std::find(build.program.inputs.begin(), build.program.inputs.end(), var);
+    if (it == build.program.inputs.end()) return std::nullopt;
     return size_t(it - build.program.inputs.begin());
   }
 };
@@ -134,7 +139,7 @@ void write_sweep_file(const Registry& reg, const std::string& path, const std::v
 std::vector<UncertainInput> uncertain_columns(const ScenarioPoint& s, const Compiled& c) {
   std::vector<UncertainInput> inputs;
   for (const auto& [var, dist] : s.uncertain)
-    if (size_t col = c.column(var); col < c.build.program.inputs.size()) inputs.push_back({col, dist});
+    if (auto col = c.column(var)) inputs.push_back({*col, dist});
   return inputs;
 }
 
@@ -148,7 +153,7 @@ std::vector<uint32_t> uncertain_vars(const ScenarioPoint& s) {
 std::vector<uint32_t> uncertain_vars_in(const ScenarioPoint& s, const Compiled& c) {
   std::vector<uint32_t> v;
   for (const auto& [var, dist] : s.uncertain)
-    if (c.column(var) < c.build.program.inputs.size()) v.push_back(var);
+    if (c.column(var)) v.push_back(var);
   return v;
 }
 
@@ -157,23 +162,58 @@ void require_uncertainty(const ScenarioPoint& s) {
     throw PresetError("the scenario gives no uncertain inputs; add an [uncertainty] table to the preset (see docs/presets.md)");
 }
 
+// Points of the sweep: the grid's size (checked: 65536^4 does not wrap to 0) or the zipped lists' length.
+size_t sweep_points(const std::vector<Axis>& axes, bool zip, size_t targets) {
+  size_t points = axes.empty() ? 1 : (zip ? axes[0].values.size() : 1);
+  for (const auto& a : axes) {
+    if (zip && a.values.size() != points) throw PresetError("--zip needs lists of equal length");
+    if (!zip && __builtin_mul_overflow(points, a.values.size(), &points)) points = SIZE_MAX;
+  }
+  size_t values = 0;
+  if (__builtin_mul_overflow(points, std::max<size_t>(targets, 1), &values) || values > kMaxSweepValues) {
+    std::string size = points == SIZE_MAX ? "more than 2^64 points" : std::to_string(points) + " points";
+    throw PresetError("the sweep has " + size + (targets > 1 ? " x " + std::to_string(targets) + " targets" : "") +
+                      ", more than the " + std::to_string(kMaxSweepValues) + " values a sweep may hold; use fewer values per --vary, or --zip");
+  }
+  return points;
+}
+
+// Worker threads for a request: 0 means every core; more than kMaxThreads is refused (CLI checks too).
+unsigned thread_count(unsigned requested) {
+  if (requested > kMaxThreads) throw PresetError("--threads " + std::to_string(requested) + " is more than " + std::to_string(kMaxThreads));
+  return requested ? requested : default_threads();
+}
+
+// Monte Carlo and Sobol sizes, refused before any allocation: zero samples would summarise nothing
+// (and print zeros as an answer); the Sobol design evaluates N x (k + 2) rows.
+void check_samples(size_t samples, size_t rows_per_sample, const char* what) {
+  if (samples == 0) throw PresetError(std::string("--samples must be at least 1 for ") + what);
+  size_t rows = 0;
+  if (__builtin_mul_overflow(samples, rows_per_sample, &rows) || rows > kMaxSamples)
+    throw PresetError("--samples " + std::to_string(samples) + " asks for more than " + std::to_string(kMaxSamples) + " evaluations for " +
+                      what + (rows_per_sample > 1 ? " (N x " + std::to_string(rows_per_sample) + ")" : "") + "; use fewer samples");
+}
+
 }  // namespace
 
 int sweep_command(const Registry& reg, const ScenarioPoint& s, const SweepRequest& req, std::ostream& out, std::ostream& err) {
   std::vector<uint32_t> targets;
   for (const auto& t : req.targets) targets.push_back(lookup_variable(reg, t, "target variable"));
   const std::vector<Axis> axes = parse_axes(reg, req.vary);
-  size_t points = axes.empty() ? 1 : (req.zip ? axes[0].values.size() : 1);
-  for (const auto& a : axes) {
-    if (req.zip && a.values.size() != points) throw PresetError("--zip needs lists of equal length");
-    if (!req.zip) points *= a.values.size();
-  }
-  const unsigned threads = req.threads ? req.threads : default_threads();
+  const size_t points = sweep_points(axes, req.zip, targets.size());
+  const unsigned threads = thread_count(req.threads);
   std::vector<double> y(points * targets.size());
   ProgressBar bar(err, req.progress, points);
   auto start = std::chrono::steady_clock::now();  // reset after a JIT compile: `seconds` times evaluation only
   double compile_ms = 0;
+  std::vector<uint32_t> unused_axes;  // varied inputs that no target reads under this scenario
   if (req.engine == "ginac") {
+    std::vector<uint32_t> vary;
+    for (const auto& a : axes) vary.push_back(a.var);
+    Resolver probe(reg, s.assignments, s.variants);
+    const ConeBuild shape = build_cone(reg, probe, s.assignments, targets, vary, true);
+    for (const auto& a : axes)
+      if (std::find(shape.program.inputs.begin(), shape.program.inputs.end(), a.var) == shape.program.inputs.end()) unused_axes.push_back(a.var);
     // The reference evaluator: one exact symbolic resolution per point, on one thread.
     for (size_t p = 0; p < points; ++p) {
       auto assignments = s.assignments;
@@ -190,15 +230,20 @@ int sweep_command(const Registry& reg, const ScenarioPoint& s, const SweepReques
     Compiled c = compile(reg, s, targets, vary, jit);
     compile_ms = c.cone.compile_ms;
     start = std::chrono::steady_clock::now();
-    std::vector<size_t> columns;
-    for (const auto& a : axes) columns.push_back(c.column(a.var));
+    // An axis outside the targets' cone has no column: the targets do not depend on it, so its points
+    // repeat the same values (reported below rather than refused: in a multi-target sweep, or a sweep
+    // kept for its table, that is an answer, not an error).
+    std::vector<std::pair<size_t, size_t>> columns;  // (axis, input column) for the axes the cone reads
+    for (size_t a = 0; a < axes.size(); ++a)
+      if (auto col = c.column(axes[a].var)) columns.emplace_back(a, *col);
+      else unused_axes.push_back(axes[a].var);
     const size_t n_in = c.cone.n_inputs, n_out = c.cone.n_outputs;
     parallel_evaluate(
         c.cone, points, threads,
         [&](RowBlock& b) {
           for (size_t r = 0; r < b.rows; ++r) {
             std::copy(c.build.base.begin(), c.build.base.end(), b.inputs + r * n_in);
-            for (size_t a = 0; a < axes.size(); ++a) b.inputs[r * n_in + columns[a]] = axis_value(axes, a, b.first_row + r, req.zip);
+            for (const auto& [a, col] : columns) b.inputs[r * n_in + col] = axis_value(axes, a, b.first_row + r, req.zip);
           }
         },
         [&](const RowBlock& b) { std::copy(b.outputs, b.outputs + b.rows * n_out, y.begin() + long(b.first_row * n_out)); },
@@ -219,6 +264,12 @@ int sweep_command(const Registry& reg, const ScenarioPoint& s, const SweepReques
   j["evaluations_per_second"] = seconds > 0 ? double(points) / seconds : 0.0;
   j["compile_ms"] = compile_ms;
   j["nonfinite"] = nonfinite;
+  json unused = json::array();
+  for (uint32_t v : unused_axes) unused.push_back(reg.var(v).name);
+  j["inputs_not_read"] = unused;
+  for (uint32_t v : unused_axes)
+    err << "note: " << reg.var(v).name << " does not affect " << (targets.size() == 1 ? reg.var(targets[0]).name : "any of the targets")
+        << " under this scenario (a relation or an assignment downstream decides it); its points repeat the same value\n";
   json tj = json::array();
   for (size_t t = 0; t < targets.size(); ++t) {
     double lo = INFINITY, hi = -INFINITY;
@@ -248,6 +299,7 @@ int sweep_command(const Registry& reg, const ScenarioPoint& s, const SweepReques
 
 std::optional<Interval> interval_of(const Registry& reg, const ScenarioPoint& s, uint32_t target, size_t samples, uint64_t seed) {
   require_uncertainty(s);
+  check_samples(samples, 1, "an uncertainty interval");
   Jit jit;
   Compiled c = compile(reg, s, {target}, uncertain_vars(s), jit);
   auto inputs = uncertain_columns(s, c);
@@ -287,10 +339,12 @@ std::map<std::string, double> evaluate_in_units(const Registry& reg, const Scena
 int uncertainty_command(const Registry& reg, const ScenarioPoint& s, const SamplingRequest& req, std::ostream& out, std::ostream&) {
   const uint32_t target = lookup_variable(reg, req.target, "target variable");
   require_uncertainty(s);
+  check_samples(req.samples, 1, "an uncertainty interval");
+  const unsigned threads = thread_count(req.threads);
   const auto start = std::chrono::steady_clock::now();
   Jit jit;
   Compiled c = compile(reg, s, {target}, uncertain_vars(s), jit);
-  auto y = monte_carlo(c.cone, c.build.base, uncertain_columns(s, c), req.samples, req.seed, req.threads ? req.threads : default_threads());
+  auto y = monte_carlo(c.cone, c.build.base, uncertain_columns(s, c), req.samples, req.seed, threads);
   Summary sum = summarize(std::move(y[0]));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const Variable& v = reg.var(target);
@@ -320,11 +374,15 @@ int uncertainty_command(const Registry& reg, const ScenarioPoint& s, const Sampl
 int sensitivity_command(const Registry& reg, const ScenarioPoint& s, const SamplingRequest& req, std::ostream& out, std::ostream&) {
   const uint32_t target = lookup_variable(reg, req.target, "target variable");
   require_uncertainty(s);
+  check_samples(req.samples, s.uncertain.size() + 2, "Sobol indices");
+  const unsigned threads = thread_count(req.threads);
   Jit jit;
   Compiled c = compile(reg, s, {target}, uncertain_vars(s), jit);
   auto inputs = uncertain_columns(s, c);
   if (inputs.empty()) throw PresetError("none of the preset's uncertain inputs reaches " + reg.var(target).name);
-  SobolIndices sob = sobol(c.cone, c.build.base, inputs, 0, req.samples, req.seed, req.threads ? req.threads : default_threads());
+  SobolIndices sob = sobol(c.cone, c.build.base, inputs, 0, req.samples, req.seed, threads);
+  if (!(sob.variance > 0) || !std::isfinite(sob.variance))
+    throw PresetError(reg.var(target).name + " does not vary (or is not finite) under the preset's uncertain inputs; Sobol indices are undefined");
   // Local elasticities d ln y / d ln x at each input's mean, by a central difference on the compiled cone.
   std::vector<double> point = c.build.base;
   for (const auto& u : inputs) point[u.column] = u.dist.mean();

@@ -7,6 +7,8 @@
 #include <thread>
 #include <vector>
 
+#include "runtime/workers.h"
+
 namespace gs {
 
 unsigned default_threads() {
@@ -23,8 +25,8 @@ void parallel_evaluate(const CompiledCone& cone, size_t total_rows, unsigned thr
   std::exception_ptr failure;
   std::mutex failure_mutex;
   auto worker = [&] {
-    std::vector<double> in(kChunkRows * cone.n_inputs), out(kChunkRows * cone.n_outputs);
     try {
+      std::vector<double> in(kChunkRows * cone.n_inputs), out(kChunkRows * cone.n_outputs);
       for (size_t c; (c = next.fetch_add(1)) < chunks;) {
         RowBlock b;
         b.chunk = c, b.first_row = c * kChunkRows, b.rows = std::min(kChunkRows, total_rows - b.first_row);
@@ -41,20 +43,16 @@ void parallel_evaluate(const CompiledCone& cone, size_t total_rows, unsigned thr
       next = chunks;  // stop the others early
     }
   };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
-  if (progress) {
-    // The calling thread reports progress while the pool works, then joins in on what is left.
-    std::thread last(worker);
-    while (done_rows.load() < total_rows && next.load() < chunks) {
-      progress(done_rows.load());
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    last.join();
-  } else {
-    worker();
-  }
-  for (auto& t : pool) t.join();
+  // A worker thread the system refuses to start only means fewer workers (runtime/workers.h).
+  std::function<void()> report_progress;
+  if (progress)
+    report_progress = [&] {
+      while (done_rows.load() < total_rows && next.load() < chunks) {
+        progress(done_rows.load());
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+    };
+  run_workers(threads, worker, report_progress);
   if (failure) std::rethrow_exception(failure);
   if (progress) progress(done_rows.load());
 }

@@ -44,6 +44,8 @@ SweepValues parse_sweep_spec(const std::string& spec, const UnitTable& units, co
     if (!number(lo_s, lo) || !number(hi_s, hi) || !number(count_s, n) || n < 1 || n != std::floor(n))
       return r.error = "cannot read range '" + body + "' (expected lo..hi:n or lo..hi:log:n)", r;
     if (log && (lo <= 0 || hi <= 0)) return r.error = "a log range needs positive ends", r;
+    if (n > double(kMaxSweepValues))
+      return r.error = "a range of " + count_s + " points is more than a sweep can hold (" + std::to_string(kMaxSweepValues) + ")", r;
     const size_t count = size_t(n);
     for (size_t i = 0; i < count; ++i) {
       const double t = count == 1 ? 0 : double(i) / double(count - 1);
@@ -59,6 +61,7 @@ SweepValues parse_sweep_spec(const std::string& spec, const UnitTable& units, co
     double v;
     if (!number(item, v)) return r.error = "cannot read '" + item + "' as a number in '" + spec + "'", r;
     r.values.push_back(v * scale);
+    if (r.values.size() > kMaxSweepValues) return r.error = "a list of more than " + std::to_string(kMaxSweepValues) + " values", r;
     if (comma == std::string::npos) break;
     start = comma + 1;
   }

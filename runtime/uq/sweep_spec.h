@@ -14,6 +14,10 @@
 
 namespace gs {
 
+// Most values a sweep holds (points x targets; 800 MB of doubles), and so the most points one range or
+// list may give. Larger requests are refused before any work or allocation.
+constexpr size_t kMaxSweepValues = 100'000'000;
+
 struct SweepValues {
   std::vector<double> values;  // base units
   std::string error;           // set when parsing failed

@@ -9,6 +9,10 @@
 
 namespace gs {
 
+// Most model evaluations one uncertainty or sensitivity run may ask for (800 MB of results); more is
+// refused as bad input before any work starts.
+constexpr size_t kMaxSamples = 100'000'000;
+
 struct UncertainInput {
   size_t column = 0;  // index into the cone's input array
   Distribution dist;

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <nlohmann/json.hpp>
@@ -235,11 +236,10 @@ std::string fitted_preset_text(const Registry& reg, const FitResult& fit, const 
 }
 
 int calibrate_command(const Registry& reg, const PresetLibrary& lib, const CalibrateOptions& opt, std::ostream& out, std::ostream& err) {
-  std::ifstream in(opt.runs_path, std::ios::binary);
-  if (!in) throw CsvError("cannot read '" + opt.runs_path + "'");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
+  // Checked before the fit, which takes a while: a preset on disk is replaced only when asked to.
+  if (!opt.out_path.empty() && !opt.force && (std::filesystem::exists(opt.out_path) || is_symlink(opt.out_path)))
+    throw CsvError("'" + opt.out_path + "' exists; calibrate replaces a preset only with --force");
+  const std::string text = read_csv_text(opt.runs_path);
   std::vector<RunRow> rows = runs_from_table(parse_csv(text));
   FitResult fit = calibrate(reg, lib, rows, opt.params.empty() ? default_fit_parameters() : fit_parameters(reg, opt.params));
   const std::time_t now = std::time(nullptr);

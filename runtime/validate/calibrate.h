@@ -58,6 +58,7 @@ std::string fitted_preset_text(const Registry& reg, const FitResult& fit, const 
 struct CalibrateOptions {
   std::string runs_path;
   std::string out_path;  // empty: print the preset instead of writing it
+  bool force = false;    // replace out_path when it exists (never done otherwise)
   std::vector<std::string> params;  // variables to fit; empty: default_fit_parameters()
   bool json = false;
 };

@@ -1,11 +1,18 @@
 #include "runtime/validate/csv.h"
 
 #include <fstream>
-#include <sstream>
 
 namespace gs::validate {
 
-std::vector<CsvRecord> parse_csv_records(std::string_view text) {
+namespace {
+
+std::string limit_text(size_t n) { return std::to_string(n); }
+
+}  // namespace
+
+std::vector<CsvRecord> parse_csv_records(std::string_view text, const CsvLimits& limits) {
+  if (text.size() > limits.max_bytes)
+    throw CsvError("the table is " + limit_text(text.size()) + " bytes, more than the limit of " + limit_text(limits.max_bytes));
   if (text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
   std::vector<CsvRecord> out;
   CsvRecord rec;
@@ -13,16 +20,27 @@ std::vector<CsvRecord> parse_csv_records(std::string_view text) {
   size_t line = 1, i = 0;
   bool in_record = false;  // something (a field or a separator) has been read on this record
   rec.line = 1;
+  bool any_text = false;  // some field of this record is not empty
   auto end_field = [&] {
+    if (rec.fields.size() >= limits.max_fields)
+      throw CsvError("line " + std::to_string(rec.line) + ": more than " + limit_text(limits.max_fields) + " fields in one record");
+    any_text = any_text || !field.empty();
     rec.fields.push_back(std::move(field));
     field.clear();
   };
   auto end_record = [&] {
     end_field();
-    // A line with nothing on it is not a record (a trailing newline, or blank lines).
-    if (!(rec.fields.size() == 1 && rec.fields[0].empty() && !in_record)) out.push_back(std::move(rec));
+    // A record with nothing in it is not a record: a trailing newline, blank lines, or rows of bare
+    // separators (",,,", as spreadsheets export unused rows), which would otherwise each cost a row.
+    if (any_text) {
+      if (out.size() >= limits.max_records)
+        throw CsvError("line " + std::to_string(rec.line) + ": more than " + limit_text(limits.max_records) + " records");
+      rec.fields.shrink_to_fit();
+      out.push_back(std::move(rec));
+    }
     rec = CsvRecord{};
     in_record = false;
+    any_text = false;
   };
   while (i < text.size()) {
     char c = text[i];
@@ -76,8 +94,8 @@ std::vector<CsvRecord> parse_csv_records(std::string_view text) {
   return out;
 }
 
-CsvTable parse_csv(std::string_view text) {
-  auto records = parse_csv_records(text);
+CsvTable parse_csv(std::string_view text, const CsvLimits& limits) {
+  auto records = parse_csv_records(text, limits);
   if (records.empty()) throw CsvError("the file is empty: expected a header line");
   CsvTable t;
   t.header = std::move(records.front().fields);
@@ -85,13 +103,24 @@ CsvTable parse_csv(std::string_view text) {
   return t;
 }
 
-CsvTable read_csv(const std::string& path) {
+std::string read_csv_text(const std::string& path, const CsvLimits& limits) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw CsvError("cannot read '" + path + "'");
-  std::ostringstream ss;
-  ss << in.rdbuf();
+  // Read in chunks and stop one past the limit, so a device or a pipe that never ends is refused too.
+  std::string text;
+  char chunk[1 << 16];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    text.append(chunk, size_t(in.gcount()));
+    if (text.size() > limits.max_bytes)
+      throw CsvError(path + ": more than " + limit_text(limits.max_bytes) + " bytes; a table of published runs is far smaller");
+  }
+  return text;
+}
+
+CsvTable read_csv(const std::string& path, const CsvLimits& limits) {
+  const std::string text = read_csv_text(path, limits);
   try {
-    return parse_csv(ss.str());
+    return parse_csv(text, limits);
   } catch (const CsvError& e) {
     throw CsvError(path + ": " + e.what());
   }

@@ -175,6 +175,16 @@ try {
   for (let i = 0; i < firstFam.length; i++)
     check(firstFam[i][0] === fams.families[i].family && Number(firstFam[i][1]) === fams.families[i].total_weight,
       `root family #${i + 1}: page ${firstFam[i].join(' ')} vs CLI ${fams.families[i].family} ${fams.families[i].total_weight}`);
+  // Each family's heaviest members are links (nested child arrays used to render as ",file:///..." text).
+  const members = await page.$$eval('#debt-families tbody tr', (rows) => rows.map((r) => r.lastElementChild.textContent));
+  check(members.length > 0 && members.every((t) => !t.includes('file:') && !t.startsWith(',')), `member lists read as names: ${members[0]}`);
+  check((await page.$$eval('#debt-families tbody tr td:last-child a.var', (a) => a.length)) >= members.length, 'members are links');
+  // Experiment rules show their operator and never a "null" bound.
+  await page.click('a[data-view="experiments"]');
+  await page.waitForSelector('#exp-body article');
+  const rules = await page.$eval('#exp-body', (b) => b.textContent);
+  check(!rules.includes('.. null') && !rules.includes('undefined '), 'experiment rules show no null bound and no undefined operator');
+  await page.click('a[data-view="debt"]');
   check((await page.$$eval('#debt-roots tbody tr', (r) => r.length)) > 5, 'roots by blast radius are listed');
   check((await page.$$eval('#debt-influence tbody tr', (r) => r.length)) > 0, 'inputs by influence are listed');
 

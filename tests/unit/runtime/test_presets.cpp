@@ -109,3 +109,17 @@ TEST_CASE("presets: bad input names the file and line") {
   CHECK_THROWS_WITH_AS(lib.load("dense_training_cost_fixtur"), doctest::Contains("unknown preset"), PresetError);
   CHECK_THROWS_WITH_AS(lib.parse("[assign]\n\"gpu.peak_flops\" = true\n", "t.toml"), doctest::Contains("must be a number"), PresetError);
 }
+
+TEST_CASE("presets: one variable given twice in a table (quoted key and table form) is refused, naming both places") {
+  Scratch s("twice");
+  s.write("twice.toml", "[assign]\n\"gpu.power.total\" = 100\n[assign.gpu.power]\ntotal = 200\n");
+  CHECK_THROWS_WITH_AS(s.library().load("twice"), doctest::Contains("'gpu.power.total' is given twice"), PresetError);
+  CHECK_THROWS_WITH_AS(s.library().load("twice"), doctest::Contains("twice.toml:2:1 and at "), PresetError);
+  CHECK_THROWS_WITH_AS(s.library().load("twice"), doctest::Contains("twice.toml:4:1"), PresetError);
+  s.write("twice_unc.toml", "[assign]\n\"gpu.power.total\" = 100\n[uncertainty]\n\"gpu.power.total\" = [1, 2]\n"
+                            "[uncertainty.gpu.power]\ntotal = [3, 4]\n");
+  CHECK_THROWS_WITH_AS(s.library().load("twice_unc"), doctest::Contains("given twice as a variable in [uncertainty]"), PresetError);
+  // Different variables in the two spellings are fine.
+  s.write("once.toml", "[assign]\n\"gpu.power.total\" = 100\n[assign.econ.job]\ncapex_rate = 2\n");
+  CHECK(s.library().load("once").assignments.size() == 2);
+}
