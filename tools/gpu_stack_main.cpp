@@ -12,6 +12,8 @@
 //   gpu-stack validate --runs FILE.csv [--max-median-ape PCT]
 //   gpu-stack calibrate [--runs FILE.csv] [--out presets/calibration/fitted.toml [--force]]
 //   gpu-stack plan --preset P [--workload W] [--fix KNOB=VALUE]... [--objective NAME] [--top K]
+//   gpu-stack workloads | hardware          (the shipped zoo, with sources)
+//   gpu-stack workload import CONFIG.json [-o FILE] [--name NAME]
 // Every command takes --json and --image FILE. Exit status: 0 success, 1 findings (violated
 // constraints, with --fail-on-violated-constraints), 2 bad usage or bad input. This is the only
 // translation unit that includes CLI11.
@@ -20,6 +22,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -46,6 +50,7 @@
 #include "runtime/site/site.h"
 #include "runtime/strategy/report.h"
 #include "runtime/strategy/search.h"
+#include "runtime/zoo.h"
 
 namespace {
 
@@ -64,6 +69,7 @@ struct Common {
 
 struct ScenarioInputs {
   std::vector<std::string> presets, assigns, variants;
+  std::vector<std::string> workloads;  // zoo names, layered after the presets
 };
 
 struct ResolveFlags {
@@ -79,7 +85,10 @@ void add_common(CLI::App* cmd, Common& c) {
 
 void add_scenario(CLI::App* cmd, ScenarioInputs& s, bool with_preset) {
   if (with_preset)
+  {
     cmd->add_option("--preset", s.presets, "preset name or TOML file; repeat to layer them (later wins)")->allow_extra_args(false);
+    cmd->add_option("--workload", s.workloads, "shipped workload by name (llama3-405b or llama3_405b), layered over the presets")->allow_extra_args(false);
+  }
   cmd->add_option("--assign", s.assigns, "NAME=VALUE[ UNIT]; a bare value is in the variable's display unit")->allow_extra_args(false);
   cmd->add_option("--variant", s.variants, "NAME=KEY: select a variant relation")->allow_extra_args(false);
 }
@@ -111,9 +120,16 @@ gs::Registry load_registry(const Common& c) {
 using Scenario = gs::ScenarioPoint;
 
 // Presets in order, then the command line's own assignments and selectors, which win.
+// --preset layers first, then each --workload by its zoo name.
+std::vector<std::string> preset_layers(const gs::PresetLibrary& lib, const ScenarioInputs& in) {
+  std::vector<std::string> layers = in.presets;
+  for (const auto& w : in.workloads) layers.push_back(gs::zoo::workload_preset(lib, w));
+  return layers;
+}
+
 Scenario build_scenario(const gs::Registry& reg, const gs::PresetLibrary& lib, const ScenarioInputs& in) {
   Scenario s;
-  for (const auto& name : in.presets) {
+  for (const auto& name : preset_layers(lib, in)) {
     gs::Preset p = lib.load(name);
     for (const auto& [v, x] : p.assignments) s.assignments[v] = x;
     for (const auto& [v, k] : p.variants) s.variants[v] = k;
@@ -303,11 +319,53 @@ std::string presets_dir(const Common& c) { return c.presets_dir.empty() ? gs::Pr
 
 int run_root_debt(const Common& c, const ScenarioInputs& in, gs::RootDebtRequest req) {
   gs::Registry reg = load_registry(c);
-  if (req.target.empty() && !(in.presets.empty() && in.assigns.empty() && in.variants.empty()))
-    throw UsageError("a scenario (--preset, --assign, --variant) ranks inputs by influence on a target; pass --target NAME");
-  gs::AnalysisScenario s = gs::load_scenario(reg, library(reg, c), presets_dir(c), in.presets, in.assigns, in.variants);
+  if (req.target.empty() && !(in.presets.empty() && in.workloads.empty() && in.assigns.empty() && in.variants.empty()))
+    throw UsageError("a scenario (--preset, --workload, --assign, --variant) ranks inputs by influence on a target; pass --target NAME");
+  gs::PresetLibrary lib = library(reg, c);
+  gs::AnalysisScenario s = gs::load_scenario(reg, lib, presets_dir(c), preset_layers(lib, in), in.assigns, in.variants);
   req.json = c.json;
   return gs::root_debt_command(reg, s, req, std::cout, std::cerr);
+}
+
+// The shipped zoo: one line per preset with its description and source.
+int run_catalog(const Common& c, const std::string& folder) {
+  gs::Registry reg = load_registry(c);
+  auto entries = gs::zoo::catalog(library(reg, c), folder);
+  if (c.json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& e : entries) {
+      nlohmann::json j = {{"id", e.id}, {"name", e.name}, {"description", e.description}, {"source", e.source}};
+      if (!e.error.empty()) j["error"] = e.error;
+      out.push_back(j);
+    }
+    std::cout << out.dump(2) << "\n";
+  } else {
+    for (const auto& e : entries) {
+      std::cout << e.id.substr(folder.size() + 1) << "  " << (e.error.empty() ? e.description : "(does not load: " + e.error + ")") << "\n";
+      if (e.error.empty()) std::cout << "    source: " << e.source << "\n";
+    }
+  }
+  for (const auto& e : entries)
+    if (!e.error.empty()) return 1;
+  return 0;
+}
+
+int run_workload_import(const Common& c, const std::string& config_path, const std::string& out_path, std::string name) {
+  std::ifstream in(config_path, std::ios::binary);
+  if (!in) throw UsageError("cannot read '" + config_path + "'");
+  std::stringstream text;
+  text << in.rdbuf();
+  if (name.empty()) name = fs::path(out_path.empty() ? config_path : out_path).stem().string();
+  const std::string map_path = (fs::path(presets_dir(c)) / "import" / "hf_config.toml").string();
+  gs::zoo::ImportResult r = gs::zoo::import_hf_config(text.str(), config_path, map_path, name);
+  if (out_path.empty()) std::cout << r.toml;
+  else gs::write_file_atomic(out_path, r.toml);
+  if (!r.not_found.empty()) {
+    std::cerr << "note: not in the configuration (left to the scenario):";
+    for (const auto& v : r.not_found) std::cerr << " " << v;
+    std::cerr << "\n";
+  }
+  return 0;
 }
 
 int run_verify(const Common& c, gs::VerifyRequest req) {
@@ -334,20 +392,10 @@ int run_validate(const Common& c, gs::validate::ValidateOptions opt) {
   return gs::validate::validate_command(reg, library(reg, c), opt, std::cout, std::cerr);
 }
 
-// A workload by name: "llama3-405b" is presets/workload/llama3_405b.toml; a path is taken as it is.
-std::string workload_preset(const std::string& name) {
-  if (name.find('/') != std::string::npos || name.ends_with(".toml")) return name;
-  std::string file = name;
-  std::replace(file.begin(), file.end(), '-', '_');
-  return "workload/" + file;
-}
-
 // Exit 0 with a ranking, 1 when no layout is feasible (a finding, like a violated constraint), 2 on bad input.
-int run_plan(const Common& c, ScenarioInputs in, const std::string& workload, const std::string& knobs_path,
-             gs::strategy::StrategyRequest req) {
+int run_plan(const Common& c, const ScenarioInputs& in, const std::string& knobs_path, gs::strategy::StrategyRequest req) {
   gs::Registry reg = load_registry(c);
-  if (in.presets.empty() && workload.empty()) throw UsageError("plan needs a cluster: pass --preset P (and --workload W)");
-  if (!workload.empty()) in.presets.push_back(workload_preset(workload));
+  if (in.presets.empty() && in.workloads.empty()) throw UsageError("plan needs a cluster: pass --preset P (and --workload W)");
   Scenario s = build_scenario(reg, library(reg, c), in);
   gs::strategy::StrategySpace space =
       gs::strategy::load_strategy_space(reg, knobs_path.empty() ? gs::strategy::default_space_path(presets_dir(c)) : knobs_path);
@@ -526,9 +574,8 @@ int main(int argc, char** argv) {
   add_common(exp_run, common);
 
   gs::strategy::StrategyRequest plan_req;
-  std::string plan_workload, plan_knobs;
+  std::string plan_knobs;
   auto* plan = app.add_subcommand("plan", "Search the execution strategy (parallel degrees, micro-batch, recomputation, ZeRO) for a cluster and workload");
-  plan->add_option("--workload", plan_workload, "workload preset by name (llama3-405b is presets/workload/llama3_405b.toml) or TOML file");
   plan->add_option("--fix", plan_req.fixes, "KNOB=VALUE: pin a knob (tp=8, par.pp=16, recompute=full); repeatable")->allow_extra_args(false);
   plan->add_option("--objective", plan_req.objective, "tokens_per_sec (default), cost_per_token or time_to_train");
   plan->add_option("--top", plan_req.top, "how many ranked layouts to show (default 10)")->check(CLI::Range(1, 1000));
@@ -536,6 +583,18 @@ int main(int argc, char** argv) {
   plan->add_option("--knobs", plan_knobs, "search-space file (default: presets/strategy/knobs.toml)");
   add_scenario(plan, scenario, true);
   add_common(plan, common);
+  auto* workloads_cmd = app.add_subcommand("workloads", "List the shipped workload presets with descriptions and sources");
+  add_common(workloads_cmd, common);
+  auto* hardware_cmd = app.add_subcommand("hardware", "List the shipped hardware presets with descriptions and sources");
+  add_common(hardware_cmd, common);
+  auto* workload_cmd = app.add_subcommand("workload", "Workload presets: import a Hugging Face config.json");
+  workload_cmd->require_subcommand(1);
+  auto* import_cmd = workload_cmd->add_subcommand("import", "Turn a Hugging Face-style config.json (dense or MoE) into a workload preset");
+  std::string import_config, import_out, import_name;
+  import_cmd->add_option("config", import_config, "config.json to read")->required();
+  import_cmd->add_option("-o,--output", import_out, "preset file to write (atomically); default stdout");
+  import_cmd->add_option("--name", import_name, "preset name (default: the output or config file's stem)");
+  add_common(import_cmd, common);
 
   try {
     app.parse(argc, argv);
@@ -550,6 +609,9 @@ int main(int argc, char** argv) {
 
   try {
     if (stats->parsed()) return run_stats(common);
+    if (workloads_cmd->parsed()) return run_catalog(common, "workload");
+    if (hardware_cmd->parsed()) return run_catalog(common, "hardware");
+    if (import_cmd->parsed()) return run_workload_import(common, import_config, import_out, import_name);
     if (resolve->parsed()) return run_resolve(common, target, scenario, flags);
     if (trace->parsed()) return run_trace(common, target, scenario, trace_depth);
     if (report->parsed()) return run_scenario(common, preset, targets, scenario, flags);
@@ -583,7 +645,7 @@ int main(int argc, char** argv) {
       if (calibrate_opt.runs_path.empty()) calibrate_opt.runs_path = gs::site::default_runs_csv();
       return run_calibrate(common, calibrate_opt);
     }
-    if (plan->parsed()) return run_plan(common, scenario, plan_workload, plan_knobs, plan_req);
+    if (plan->parsed()) return run_plan(common, scenario, plan_knobs, plan_req);
     if (format == "site") {
       if (site_opt.out_dir.empty()) throw UsageError("export site needs --out DIR");
       if (!target.empty()) throw UsageError("export site takes no target; pick scenarios with --preset");

@@ -452,7 +452,8 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
     a[*reg.find_var("arch.d_ffn")] = f.d_ffn;
     a[*reg.find_var("arch.output.untied_factor")] = f.untied;
     a[*reg.find_var("arch.norm.param_multiplier")] = 4;
-    Resolver r(reg, a, {});
+    // The rows describe multi-head or grouped-query attention (validate/base selects it for the prediction too).
+    Resolver r(reg, a, {{*reg.find_var("arch.attn.params_per_layer"), "gqa"}});
     auto res = r.resolve(total_params);
     return res.number;
   };
