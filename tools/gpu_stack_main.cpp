@@ -12,6 +12,7 @@
 //   gpu-stack validate --runs FILE.csv [--max-median-ape PCT]
 //   gpu-stack calibrate --runs FILE.csv [--out presets/calibration/fitted.toml]
 //   gpu-stack plan --preset P [--workload W] [--fix KNOB=VALUE]... [--objective NAME] [--top K]
+//   gpu-stack plan --serving --preset serving/P [--ttft-max T] [--tpot-max T] [--fix KNOB=VALUE]... [--top K]
 // Every command takes --json and --image FILE. Exit status: 0 success, 1 findings (violated
 // constraints, with --fail-on-violated-constraints), 2 bad usage or bad input. This is the only
 // translation unit that includes CLI11.
@@ -341,14 +342,15 @@ std::string workload_preset(const std::string& name) {
 }
 
 // Exit 0 with a ranking, 1 when no layout is feasible (a finding, like a violated constraint), 2 on bad input.
-int run_plan(const Common& c, ScenarioInputs in, const std::string& workload, const std::string& knobs_path,
+int run_plan(const Common& c, ScenarioInputs in, const std::string& workload, const std::string& knobs_path, bool serving,
              gs::strategy::StrategyRequest req) {
   gs::Registry reg = load_registry(c);
   if (in.presets.empty() && workload.empty()) throw UsageError("plan needs a cluster: pass --preset P (and --workload W)");
   if (!workload.empty()) in.presets.push_back(workload_preset(workload));
   Scenario s = build_scenario(reg, library(reg, c), in);
-  gs::strategy::StrategySpace space =
-      gs::strategy::load_strategy_space(reg, knobs_path.empty() ? gs::strategy::default_space_path(presets_dir(c)) : knobs_path);
+  const std::string default_knobs =
+      serving ? gs::strategy::serving_space_path(presets_dir(c)) : gs::strategy::default_space_path(presets_dir(c));
+  gs::strategy::StrategySpace space = gs::strategy::load_strategy_space(reg, knobs_path.empty() ? default_knobs : knobs_path);
   gs::strategy::StrategyResult result = gs::strategy::search_strategies(reg, s, space, req);
   std::cout << (c.json ? gs::strategy::plan_json(reg, space, result) : gs::strategy::plan_text(reg, space, result));
   if (result.ranked.empty()) {
@@ -520,7 +522,18 @@ int main(int argc, char** argv) {
   auto* plan = app.add_subcommand("plan", "Search the execution strategy (parallel degrees, micro-batch, recomputation, ZeRO) for a cluster and workload");
   plan->add_option("--workload", plan_workload, "workload preset by name (llama3-405b is presets/workload/llama3_405b.toml) or TOML file");
   plan->add_option("--fix", plan_req.fixes, "KNOB=VALUE: pin a knob (tp=8, par.pp=16, recompute=full); repeatable")->allow_extra_args(false);
-  plan->add_option("--objective", plan_req.objective, "tokens_per_sec (default), cost_per_token or time_to_train");
+  bool plan_serving = false;
+  std::string plan_ttft_max, plan_tpot_max;
+  std::vector<std::string> plan_limits;
+  plan->add_flag("--serving", plan_serving,
+                 "search a serving replica (TP/EP, batch, weight/KV/GEMM formats) for the lowest cost per output token; "
+                 "knobs from presets/strategy/serving-knobs.toml");
+  plan->add_option("--ttft-max", plan_ttft_max, "latency target: largest time to first token (200ms); the limit ttft_max");
+  plan->add_option("--tpot-max", plan_tpot_max, "latency target: largest time per output token (50ms); the limit tpot_max");
+  plan->add_option("--limit", plan_limits, "NAME=VALUE: a limit of the search space (ttft_max=200ms); repeatable")->allow_extra_args(false);
+  plan->add_option("--objective", plan_req.objective,
+                   "tokens_per_sec (default), cost_per_token or time_to_train; with --serving cost_per_output_token (default), "
+                   "gpu_output_tokens_per_s or tpot");
   plan->add_option("--top", plan_req.top, "how many ranked layouts to show (default 10)")->check(CLI::Range(1, 1000));
   plan->add_option("--threads", plan_req.threads, "worker threads (default: all cores)");
   plan->add_option("--knobs", plan_knobs, "search-space file (default: presets/strategy/knobs.toml)");
@@ -570,7 +583,19 @@ int main(int argc, char** argv) {
       return run_validate(common, validate_opt);
     }
     if (calibrate->parsed()) return run_calibrate(common, calibrate_opt);
-    if (plan->parsed()) return run_plan(common, scenario, plan_workload, plan_knobs, plan_req);
+    if (plan->parsed()) {
+      if (!plan_ttft_max.empty()) plan_req.limits["ttft_max"] = plan_ttft_max;
+      if (!plan_tpot_max.empty()) plan_req.limits["tpot_max"] = plan_tpot_max;
+      for (const auto& l : plan_limits) {
+        const auto eq = l.find('=');
+        if (eq == std::string::npos || eq == 0 || eq + 1 == l.size())
+          throw UsageError("bad --limit '" + l + "': expected NAME=VALUE (for example ttft_max=200ms)");
+        plan_req.limits[l.substr(0, eq)] = l.substr(eq + 1);
+      }
+      if (!plan_serving && !plan_req.limits.empty() && plan_knobs.empty())
+        throw UsageError("--ttft-max, --tpot-max and --limit need --serving (or a --knobs file that states limits)");
+      return run_plan(common, scenario, plan_workload, plan_knobs, plan_serving, plan_req);
+    }
     if (format == "site") {
       if (site_opt.out_dir.empty()) throw UsageError("export site needs --out DIR");
       if (!target.empty()) throw UsageError("export site takes no target; pick scenarios with --preset");
