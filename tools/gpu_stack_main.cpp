@@ -10,6 +10,7 @@
 //   gpu-stack scenario-audit [--preset P]... [--target [LABEL=]NAME]... [--missing-families] [--fail-on-issues]
 //   gpu-stack next-work [--preset P] [--target NAME]... [--runs FILE.csv] [--limit N]
 //   gpu-stack validate --runs FILE.csv [--max-median-ape PCT]
+//   gpu-stack validate --serving [--runs data/serving/serving-runs.csv]
 //   gpu-stack calibrate --runs FILE.csv [--out presets/calibration/fitted.toml]
 //   gpu-stack plan --preset P [--workload W] [--fix KNOB=VALUE]... [--objective NAME] [--top K]
 //   gpu-stack plan --serving --preset serving/P [--ttft-max T] [--tpot-max T] [--fix KNOB=VALUE]... [--top K]
@@ -41,6 +42,7 @@
 #include "runtime/analysis/scenario.h"
 #include "runtime/analysis/verify.h"
 #include "runtime/validate/calibrate.h"
+#include "runtime/validate/serving.h"
 #include "runtime/validate/validate.h"
 #include "runtime/site/site.h"
 #include "runtime/strategy/report.h"
@@ -333,6 +335,15 @@ int run_validate(const Common& c, gs::validate::ValidateOptions opt) {
   return gs::validate::validate_command(reg, library(reg, c), opt, std::cout, std::cerr);
 }
 
+// Serving rows: exit 0 with the report, 2 on bad input. The default table is the source tree's.
+int run_validate_serving(const Common& c, std::string runs) {
+  gs::Registry reg = load_registry(c);
+  if (runs.empty()) runs = (std::filesystem::path(presets_dir(c)).parent_path() / "data" / "serving" / "serving-runs.csv").string();
+  auto v = gs::validate::validate_serving(reg, library(reg, c), presets_dir(c), runs);
+  std::cout << (c.json ? gs::validate::serving_report_json(v) : gs::validate::serving_report_text(v));
+  return 0;
+}
+
 // A workload by name: "llama3-405b" is presets/workload/llama3_405b.toml; a path is taken as it is.
 std::string workload_preset(const std::string& name) {
   if (name.find('/') != std::string::npos || name.ends_with(".toml")) return name;
@@ -477,7 +488,10 @@ int main(int argc, char** argv) {
   gs::validate::ValidateOptions validate_opt;
   double max_median_ape = -1;
   auto* validate = app.add_subcommand("validate", "Predict published training runs (a CSV like data/runs/calibration-runs.csv) and report the errors");
-  validate->add_option("--runs", validate_opt.runs_path, "CSV of published runs")->required();
+  bool validate_serving = false;
+  validate->add_option("--runs", validate_opt.runs_path, "CSV of published runs (with --serving default: data/serving/serving-runs.csv)");
+  validate->add_flag("--serving", validate_serving,
+                     "validate the serving model against published serving measurements (rows with a preset serving/validate/<id>)");
   validate->add_option("--max-median-ape", max_median_ape, "exit 1 when the tier-A throughput median APE (percent) exceeds this")
       ->check(CLI::NonNegativeNumber);
   add_common(validate, common);
@@ -579,6 +593,8 @@ int main(int argc, char** argv) {
     if (audit->parsed()) return run_scenario_audit(common, audit_req);
     if (work->parsed()) return run_next_work(common, work_req);
     if (validate->parsed()) {
+      if (validate_serving) return run_validate_serving(common, validate_opt.runs_path);
+      if (validate_opt.runs_path.empty()) throw UsageError("validate needs --runs FILE.csv (or --serving)");
       if (max_median_ape >= 0) validate_opt.max_median_ape = max_median_ape;
       return run_validate(common, validate_opt);
     }
