@@ -10,8 +10,10 @@
 //   gpu-stack scenario-audit [--preset P]... [--target [LABEL=]NAME]... [--missing-families] [--fail-on-issues]
 //   gpu-stack next-work [--preset P] [--target NAME]... [--runs FILE.csv] [--limit N]
 //   gpu-stack validate --runs FILE.csv [--max-median-ape PCT]
+//   gpu-stack validate --serving [--runs data/serving/serving-runs.csv]
 //   gpu-stack calibrate [--runs FILE.csv] [--out presets/calibration/fitted.toml [--force]]
 //   gpu-stack plan --preset P [--workload W] [--fix KNOB=VALUE]... [--objective NAME] [--top K]
+//   gpu-stack plan --serving --preset serving/P [--ttft-max T] [--tpot-max T] [--fix KNOB=VALUE]... [--top K]
 //   gpu-stack workloads | hardware          (the shipped zoo, with sources)
 //   gpu-stack workload import CONFIG.json [-o FILE] [--name NAME]
 // Every command takes --json and --image FILE. Exit status: 0 success, 1 findings (violated
@@ -46,6 +48,7 @@
 #include "runtime/analysis/scenario.h"
 #include "runtime/analysis/verify.h"
 #include "runtime/validate/calibrate.h"
+#include "runtime/validate/serving.h"
 #include "runtime/validate/validate.h"
 #include "runtime/site/site.h"
 #include "runtime/strategy/report.h"
@@ -392,13 +395,24 @@ int run_validate(const Common& c, gs::validate::ValidateOptions opt) {
   return gs::validate::validate_command(reg, library(reg, c), opt, std::cout, std::cerr);
 }
 
+// Serving rows: exit 0 with the report, 2 on bad input. The default table is the source tree's.
+int run_validate_serving(const Common& c, std::string runs) {
+  gs::Registry reg = load_registry(c);
+  if (runs.empty()) runs = (std::filesystem::path(presets_dir(c)).parent_path() / "data" / "serving" / "serving-runs.csv").string();
+  auto v = gs::validate::validate_serving(reg, library(reg, c), presets_dir(c), runs);
+  std::cout << (c.json ? gs::validate::serving_report_json(v) : gs::validate::serving_report_text(v));
+  return 0;
+}
+
 // Exit 0 with a ranking, 1 when no layout is feasible (a finding, like a violated constraint), 2 on bad input.
-int run_plan(const Common& c, const ScenarioInputs& in, const std::string& knobs_path, gs::strategy::StrategyRequest req) {
+int run_plan(const Common& c, const ScenarioInputs& in, const std::string& knobs_path, bool serving,
+             gs::strategy::StrategyRequest req) {
   gs::Registry reg = load_registry(c);
   if (in.presets.empty() && in.workloads.empty()) throw UsageError("plan needs a cluster: pass --preset P (and --workload W)");
   Scenario s = build_scenario(reg, library(reg, c), in);
-  gs::strategy::StrategySpace space =
-      gs::strategy::load_strategy_space(reg, knobs_path.empty() ? gs::strategy::default_space_path(presets_dir(c)) : knobs_path);
+  const std::string default_knobs =
+      serving ? gs::strategy::serving_space_path(presets_dir(c)) : gs::strategy::default_space_path(presets_dir(c));
+  gs::strategy::StrategySpace space = gs::strategy::load_strategy_space(reg, knobs_path.empty() ? default_knobs : knobs_path);
   gs::strategy::StrategyResult result = gs::strategy::search_strategies(reg, s, space, req);
   std::cout << (c.json ? gs::strategy::plan_json(reg, space, result) : gs::strategy::plan_text(reg, space, result));
   if (result.ranked.empty()) {
@@ -528,7 +542,10 @@ int main(int argc, char** argv) {
   gs::validate::ValidateOptions validate_opt;
   double max_median_ape = -1;
   auto* validate = app.add_subcommand("validate", "Predict published training runs (a CSV like data/runs/calibration-runs.csv) and report the errors");
-  validate->add_option("--runs", validate_opt.runs_path, "CSV of published runs")->required();
+  bool validate_serving = false;
+  validate->add_option("--runs", validate_opt.runs_path, "CSV of published runs (with --serving default: data/serving/serving-runs.csv)");
+  validate->add_flag("--serving", validate_serving,
+                     "validate the serving model against published serving measurements (rows with a preset serving/validate/<id>)");
   validate->add_option("--max-median-ape", max_median_ape, "exit 1 when the tier-A throughput median APE (percent) exceeds this")
       ->check(CLI::NonNegativeNumber);
   add_common(validate, common);
@@ -577,7 +594,18 @@ int main(int argc, char** argv) {
   std::string plan_knobs;
   auto* plan = app.add_subcommand("plan", "Search the execution strategy (parallel degrees, micro-batch, recomputation, ZeRO) for a cluster and workload");
   plan->add_option("--fix", plan_req.fixes, "KNOB=VALUE: pin a knob (tp=8, par.pp=16, recompute=full); repeatable")->allow_extra_args(false);
-  plan->add_option("--objective", plan_req.objective, "tokens_per_sec (default), cost_per_token or time_to_train");
+  bool plan_serving = false;
+  std::string plan_ttft_max, plan_tpot_max;
+  std::vector<std::string> plan_limits;
+  plan->add_flag("--serving", plan_serving,
+                 "search a serving replica (TP/EP, batch, weight/KV/GEMM formats) for the lowest cost per output token; "
+                 "knobs from presets/strategy/serving-knobs.toml");
+  plan->add_option("--ttft-max", plan_ttft_max, "latency target: largest time to first token (200ms); the limit ttft_max");
+  plan->add_option("--tpot-max", plan_tpot_max, "latency target: largest time per output token (50ms); the limit tpot_max");
+  plan->add_option("--limit", plan_limits, "NAME=VALUE: a limit of the search space (ttft_max=200ms); repeatable")->allow_extra_args(false);
+  plan->add_option("--objective", plan_req.objective,
+                   "tokens_per_sec (default), cost_per_token or time_to_train; with --serving cost_per_output_token (default), "
+                   "gpu_output_tokens_per_s or tpot");
   plan->add_option("--top", plan_req.top, "how many ranked layouts to show (default 10)")->check(CLI::Range(1, 1000));
   plan->add_option("--threads", plan_req.threads, "worker threads (default: all cores)")->check(thread_range);
   plan->add_option("--knobs", plan_knobs, "search-space file (default: presets/strategy/knobs.toml)");
@@ -638,6 +666,8 @@ int main(int argc, char** argv) {
     if (audit->parsed()) return run_scenario_audit(common, audit_req);
     if (work->parsed()) return run_next_work(common, work_req);
     if (validate->parsed()) {
+      if (validate_serving) return run_validate_serving(common, validate_opt.runs_path);
+      if (validate_opt.runs_path.empty()) throw UsageError("validate needs --runs FILE.csv (or --serving)");
       if (max_median_ape >= 0) validate_opt.max_median_ape = max_median_ape;
       return run_validate(common, validate_opt);
     }
@@ -645,7 +675,19 @@ int main(int argc, char** argv) {
       if (calibrate_opt.runs_path.empty()) calibrate_opt.runs_path = gs::site::default_runs_csv();
       return run_calibrate(common, calibrate_opt);
     }
-    if (plan->parsed()) return run_plan(common, scenario, plan_knobs, plan_req);
+    if (plan->parsed()) {
+      if (!plan_ttft_max.empty()) plan_req.limits["ttft_max"] = plan_ttft_max;
+      if (!plan_tpot_max.empty()) plan_req.limits["tpot_max"] = plan_tpot_max;
+      for (const auto& l : plan_limits) {
+        const auto eq = l.find('=');
+        if (eq == std::string::npos || eq == 0 || eq + 1 == l.size())
+          throw UsageError("bad --limit '" + l + "': expected NAME=VALUE (for example ttft_max=200ms)");
+        plan_req.limits[l.substr(0, eq)] = l.substr(eq + 1);
+      }
+      if (!plan_serving && !plan_req.limits.empty() && plan_knobs.empty())
+        throw UsageError("--ttft-max, --tpot-max and --limit need --serving (or a --knobs file that states limits)");
+      return run_plan(common, scenario, plan_knobs, plan_serving, plan_req);
+    }
     if (format == "site") {
       if (site_opt.out_dir.empty()) throw UsageError("export site needs --out DIR");
       if (!target.empty()) throw UsageError("export site takes no target; pick scenarios with --preset");

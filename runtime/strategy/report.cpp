@@ -26,6 +26,12 @@ std::string plan_text(const Registry& reg, const StrategySpace& space, const Str
                                 "(search {:.3f} s, cone compile {:.0f} ms)\n",
                                 r.enumerated, r.evaluated, r.feasible, r.total_seconds, r.compile_ms);
   out += "objective: " + r.objective + " (" + (r.maximize ? "maximise " : "minimise ") + reg.var(r.objective_var).name + ")\n";
+  if (!r.limits.empty()) {
+    std::string line;
+    for (const auto& [name, value] : r.limits)
+      if (const Limit* l = space.limit(name)) line += (line.empty() ? "" : ", ") + name + " = " + quantity(reg, l->var, value);
+    out += "limits: " + line + "\n";
+  }
   for (size_t i = 0; i < r.ranked.size(); ++i) {
     const Candidate& c = r.ranked[i];
     out += fmt::format("\n#{} {}\n", i + 1, layout_text(space, r, c));
@@ -52,6 +58,11 @@ std::string plan_json(const Registry& reg, const StrategySpace& space, const Str
   j["objective"] = {{"name", r.objective}, {"variable", reg.var(r.objective_var).name}, {"sense", r.maximize ? "max" : "min"},
                     {"unit", reg.units().describe(reg.var(r.objective_var).dim)}};
   j["problem"] = r.problem;
+  json limits = json::object();
+  for (const auto& [name, value] : r.limits)
+    if (const Limit* l = space.limit(name))
+      limits[name] = {{"variable", reg.var(l->var).name}, {"value", value}, {"unit", reg.units().describe(reg.var(l->var).dim)}};
+  j["limits"] = limits;
   j["enumerated"] = r.enumerated;
   j["evaluated"] = r.evaluated;
   j["feasible"] = r.feasible;

@@ -149,12 +149,40 @@ StrategyResult search_strategies(const Registry& reg, const ScenarioPoint& scena
                                  const StrategyRequest& request) {
   const auto t0 = std::chrono::steady_clock::now();
   StrategyResult result;
-  const Objective* objective = space.objective(request.objective);
+  const std::string objective_name =
+      !request.objective.empty() ? request.objective
+      : !space.default_objective.empty() ? space.default_objective
+      : space.objectives.empty() ? std::string() : space.objectives.front().name;
+  const Objective* objective = space.objective(objective_name);
   if (!objective) {
     std::vector<std::string> names;
     for (const auto& o : space.objectives) names.push_back(o.name);
-    throw PresetError("unknown objective '" + request.objective + "'; use " + join(names));
+    throw PresetError("unknown objective '" + objective_name + "'; use " + join(names));
   }
+
+  // ---- stated limits: assign their variables and check their constraints after the space's own
+  ScenarioPoint limited = scenario;
+  std::vector<uint32_t> constraints = space.constraints;
+  for (const auto& [name, text] : request.limits) {
+    const Limit* limit = space.limit(name);
+    if (!limit) {
+      std::vector<std::string> names;
+      for (const auto& l : space.limits) names.push_back(l.name);
+      throw PresetError("unknown limit '" + name + "' for the search space " + space.path + "; " +
+                        (names.empty() ? std::string("it states no limits") : "its limits are " + join(names)));
+    }
+    const double value = parse_quantity(reg, limit->var, text);
+    if (!(value > 0)) throw PresetError("limit " + name + " = '" + text + "' must be positive");
+    limited.assignments[limit->var] = value;
+    constraints.push_back(limit->constraint);
+    result.limits[name] = value;
+  }
+  for (const auto& limit : space.limits)  // a limit the scenario itself states is checked too
+    if (!request.limits.count(limit.name))
+      if (auto it = scenario.assignments.find(limit.var); it != scenario.assignments.end()) {
+        constraints.push_back(limit.constraint);
+        result.limits[limit.name] = it->second;
+      }
   result.objective = objective->name, result.objective_var = objective->var, result.maximize = objective->maximize;
 
   // ---- the problem the scenario fixes
@@ -210,7 +238,7 @@ StrategyResult search_strategies(const Registry& reg, const ScenarioPoint& scena
   const size_t first_rule = result.rejections.size();
   for (const auto& r : space.rules) result.rejections.push_back({r.name, "rule", r.description, 0});
   const size_t first_constraint = result.rejections.size();
-  for (uint32_t c : space.constraints) result.rejections.push_back({reg.relation(c).name, "constraint", reg.relation(c).description, 0});
+  for (uint32_t c : constraints) result.rejections.push_back({reg.relation(c).name, "constraint", reg.relation(c).description, 0});
   const size_t undefined = result.rejections.size();
   result.rejections.push_back({"undefined", "undefined", "the model gives no finite value for the objective or a constraint", 0});
 
@@ -261,11 +289,11 @@ StrategyResult search_strategies(const Registry& reg, const ScenarioPoint& scena
   result.evaluated = n_rows;
 
   // ---- one cone: objective, report columns and both sides of each constraint, knobs as inputs
-  ScenarioPoint s = scenario;
+  ScenarioPoint s = limited;
   for (const auto& [var, key] : space.variants) s.variants[var] = key;
   std::vector<uint32_t> targets{objective->var}, vary;
   for (const auto& c : space.report) targets.push_back(c.var);
-  for (uint32_t c : space.constraints)
+  for (uint32_t c : constraints)
     for (const Expr* e : {&reg.relation(c).lhs, &reg.relation(c).rhs})
       for (uint32_t v : expr_variables(*e)) targets.push_back(v);
   for (const auto& k : space.knobs) vary.push_back(k.var);
@@ -276,7 +304,7 @@ StrategyResult search_strategies(const Registry& reg, const ScenarioPoint& scena
   const size_t n_targets = build.program.outputs.size();
   uint32_t next_id = uint32_t(reg.var_count());
   for (const auto& step : build.program.steps) next_id = std::max(next_id, step.var + 1);
-  for (uint32_t c : space.constraints)
+  for (uint32_t c : constraints)
     for (const Expr* e : {&reg.relation(c).lhs, &reg.relation(c).rhs}) {
       build.program.steps.push_back({next_id, *e});
       build.program.outputs.push_back(next_id++);
@@ -318,10 +346,10 @@ StrategyResult search_strategies(const Registry& reg, const ScenarioPoint& scena
         for (size_t r = 0; r < b.rows; ++r) {
           const double* y = b.outputs + r * n_out;
           size_t failed = kNone;
-          for (size_t c = 0; c < space.constraints.size() && failed == kNone; ++c) {
+          for (size_t c = 0; c < constraints.size() && failed == kNone; ++c) {
             const double lhs = y[n_targets + 2 * c], rhs = y[n_targets + 2 * c + 1];
             if (!std::isfinite(lhs) || !std::isfinite(rhs)) failed = undefined;
-            else if (!satisfied(reg.relation(space.constraints[c]).compare, lhs, rhs)) failed = first_constraint + c;
+            else if (!satisfied(reg.relation(constraints[c]).compare, lhs, rhs)) failed = first_constraint + c;
           }
           if (failed == kNone && !std::isfinite(y[0])) failed = undefined;
           if (failed != kNone) {

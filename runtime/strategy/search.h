@@ -17,7 +17,9 @@
 namespace gs::strategy {
 
 struct StrategyRequest {
-  std::string objective = "tokens_per_sec";
+  std::string objective;  // empty: the space's default objective
+  // Stated limits, "NAME" -> "VALUE[ UNIT]" (ttft_max -> "200 ms"): NAME is a [limit.NAME] of the space.
+  std::map<std::string, std::string> limits;
   size_t top = 10;
   // Pinned knobs, "NAME=VALUE": NAME is a knob name (tp) or its variable (par.tp), VALUE a number or one
   // of the knob's labels. A pinned derived knob (dp) keeps only candidates where it comes out so.
@@ -43,6 +45,7 @@ struct StrategyResult {
   uint32_t objective_var = 0;
   bool maximize = true;
   std::map<std::string, double> problem;  // resolved problem quantities (base units)
+  std::map<std::string, double> limits;   // stated limits (base units)
   std::vector<Candidate> ranked;          // best first, at most request.top
   std::vector<Rejection> rejections;      // every rule and constraint, in checking order, zero counts included
   uint64_t enumerated = 0, evaluated = 0, feasible = 0;

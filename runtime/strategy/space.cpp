@@ -98,8 +98,18 @@ const Objective* StrategySpace::objective(const std::string& name) const {
   return nullptr;
 }
 
+const Limit* StrategySpace::limit(const std::string& name) const {
+  for (const auto& l : limits)
+    if (l.name == name) return &l;
+  return nullptr;
+}
+
 std::string default_space_path(const std::string& presets_dir) {
   return (std::filesystem::path(presets_dir) / "strategy" / "knobs.toml").string();
+}
+
+std::string serving_space_path(const std::string& presets_dir) {
+  return (std::filesystem::path(presets_dir) / "strategy" / "serving-knobs.toml").string();
 }
 
 StrategySpace load_strategy_space(const Registry& reg, const std::string& path) {
@@ -212,14 +222,25 @@ StrategySpace parse_strategy_space(const Registry& reg, const std::string& text,
       }
     }
 
-  if (const toml::node* c = doc.get("constraints")) {
-    for (const auto& n : r.array(r.need(r.table(*c, "[constraints]"), "names", "[constraints]"), "constraints.names")) {
-      const std::string name = r.text(n, "constraint name");
-      auto id = reg.find_relation(name);
-      if (!id || reg.relation(*id).lhs_var >= 0) r.fail(n, "'" + name + "' is not a constraint of the model");
-      s.constraints.push_back(*id);
+  auto constraint = [&](const toml::node& n) {
+    const std::string name = r.text(n, "constraint name");
+    auto id = reg.find_relation(name);
+    if (!id || reg.relation(*id).lhs_var >= 0) r.fail(n, "'" + name + "' is not a constraint of the model");
+    return *id;
+  };
+  if (const toml::node* c = doc.get("constraints"))
+    for (const auto& n : r.array(r.need(r.table(*c, "[constraints]"), "names", "[constraints]"), "constraints.names"))
+      s.constraints.push_back(constraint(n));
+
+  if (const toml::node* l = doc.get("limit"))
+    for (const auto& [key, node] : r.table(*l, "[limit]")) {
+      const toml::table& t = r.table(node, "limit");
+      Limit limit;
+      limit.name = std::string(key.str());
+      limit.var = r.variable(r.need(t, "var", "limit " + limit.name), "limit " + limit.name + " var");
+      limit.constraint = constraint(r.need(t, "constraint", "limit " + limit.name));
+      s.limits.push_back(limit);
     }
-  }
 
   for (const auto& [key, node] : r.table(r.need(doc, "objective", "the strategy space"), "[objective]")) {
     const toml::table& t = r.table(node, "objective");
@@ -230,6 +251,10 @@ StrategySpace parse_strategy_space(const Registry& reg, const std::string& text,
     if (sense != "max" && sense != "min") r.fail(node, "objective " + o.name + ": sense must be max or min");
     o.maximize = sense == "max";
     s.objectives.push_back(o);
+  }
+  if (const toml::node* d = doc.get("default_objective")) {
+    s.default_objective = r.text(*d, "default_objective");
+    if (!s.objective(s.default_objective)) r.fail(*d, "default_objective '" + s.default_objective + "' is not an [objective.*] table");
   }
 
   if (const toml::node* rep = doc.get("report"))

@@ -61,6 +61,14 @@ struct Objective {
   bool maximize = true;
 };
 
+// A limit a caller may state (a latency target): its value is assigned to `var` and `constraint` joins the
+// model constraints checked. A limit the caller does not state is not checked.
+struct Limit {
+  std::string name;
+  uint32_t var = 0;
+  uint32_t constraint = 0;  // relation id
+};
+
 struct ReportColumn {
   std::string name, group;
   uint32_t var = 0;
@@ -74,17 +82,22 @@ struct StrategySpace {
   std::vector<Rule> rules;
   std::map<uint32_t, std::string> variants;  // selectors the search sets
   std::vector<uint32_t> constraints;         // relation ids of model constraints, in order
+  std::vector<Limit> limits;
   std::vector<Objective> objectives;
+  std::string default_objective;  // empty: the first objective in the file
   std::vector<ReportColumn> report;
 
   const Objective* objective(const std::string& name) const;
+  const Limit* limit(const std::string& name) const;
 };
 
 // Throws PresetError with file:line and a hint on a malformed file or an unknown model name.
 StrategySpace load_strategy_space(const Registry& reg, const std::string& path);
 StrategySpace parse_strategy_space(const Registry& reg, const std::string& text, const std::string& path);
 
-// presets/strategy/knobs.toml under a presets directory.
+// presets/strategy/knobs.toml (training) or presets/strategy/serving-knobs.toml (serving) under a
+// presets directory.
 std::string default_space_path(const std::string& presets_dir);
+std::string serving_space_path(const std::string& presets_dir);
 
 }  // namespace gs::strategy
