@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "image/atomic_file.h"
 #include "image/image.h"
 #include "runtime/research/protocol.h"
 #include "runtime/research/store.h"
@@ -18,6 +19,7 @@
 #include "runtime/sim/experiments.h"
 #include "runtime/sim/report.h"
 #include "runtime/sim/scenario_toml.h"
+#include "runtime/sim/timeline.h"
 
 namespace gs::sim {
 
@@ -31,8 +33,10 @@ std::string default_experiments_dir() {
 int simulate_command(const SimulateArgs& args, std::ostream& out, std::ostream& err) {
   Scenario sc;
   SimOptions base;
+  base.timeline = args.timeline.has_value();
   try {
     if (args.replicas < 1) throw std::invalid_argument("--replicas must be at least 1");
+    if (args.timeline && args.replicas > 1) throw std::invalid_argument("--timeline records one run: use it without --replicas");
     gs::Image img = gs::load_image_file(args.image_path);
     sc = load_scenario_toml(args.scenario, img.units, args.model ? &*args.model : nullptr);
     if (args.policy) base.recovery = parse_recovery(*args.policy);
@@ -69,6 +73,12 @@ int simulate_command(const SimulateArgs& args, std::ostream& out, std::ostream& 
         err << fmt::format("error: replica {} (seed {}): {}\n", r, seed + r, e.what());
         return 2;
       }
+  if (args.timeline) try {
+      gs::write_file_atomic(*args.timeline, timeline_text(runs[0], timeline_format_for(*args.timeline)));
+    } catch (const std::exception& e) {
+      err << "error: " << e.what() << "\n";
+      return 2;
+    }
   if (args.replicas == 1) out << (args.json ? research::pretty_dump(result_to_json(runs[0])) : result_text(runs[0]));
   else out << (args.json ? research::pretty_dump(replicas_to_json(runs)) : replicas_text(runs));
   return 0;

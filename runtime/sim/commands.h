@@ -22,6 +22,7 @@ struct SimulateArgs {
   bool json = false;
   unsigned threads = 0;              // replicas run in parallel; 0 = one per hardware thread
   std::optional<ModelValues> model;  // simulator variables resolved from the model (--preset)
+  std::optional<std::string> timeline;  // write the per-event timeline and utilisation here (.csv: CSV, else JSONL)
 };
 int simulate_command(const SimulateArgs& args, std::ostream& out, std::ostream& err);
 

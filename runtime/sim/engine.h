@@ -11,6 +11,7 @@ namespace gs::sim {
 struct SimOptions {
   uint64_t seed = 0;
   std::optional<Recovery> recovery;  // replaces every job's recovery policy (comparisons on one trace)
+  bool timeline = false;             // record the per-event timeline and per-site utilisation
 };
 
 // Runs one replica. Failure arrivals, repairs, stragglers and maintenance draw from separate seeded
