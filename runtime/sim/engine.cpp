@@ -216,6 +216,7 @@ bool State::handle(const Event& e) {
     case kOutageEnd: on_outage(e.target, false); break;
     case kHorizon: stopped = true; break;
   }
+  if (opt.timeline) flush_utilisation();
   return !stopped;
 }
 
@@ -237,6 +238,7 @@ void State::finish_run() {
     j.result.end_ns = now;
   }
   for (size_t i = 0; i < sites.size(); ++i) power_changed(static_cast<uint32_t>(i));
+  if (opt.timeline) flush_utilisation();
   result.end_ns = now;
   for (auto& j : jobs) {
     auto& r = j.result;

@@ -51,6 +51,7 @@ struct Site {
   int64_t since = 0;
   double it_energy_j = 0, peak_it_w = 0, limit_unmet_s = 0;
   uint32_t nodes_down = 0;  // under repair or in an outage (kept incrementally for the utilisation record)
+  bool sample_pending = false;  // the timeline wants a utilisation sample after the current event
   std::vector<std::pair<int64_t, double>> trace;
 };
 
@@ -174,6 +175,7 @@ struct State {
   void sync_power_pause(Job& j);
   void update_power_caps(uint32_t site);
   void power_changed(uint32_t site);
+  void flush_utilisation();
   double node_power_w(const Job& j, uint32_t site, bool active) const;
 
   // job.cpp

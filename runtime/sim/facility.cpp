@@ -272,27 +272,12 @@ void State::power_changed(uint32_t si) {
   const auto& f = s.spec->facility;
   double idle_node = s.spec->gpus_per_node * f.gpu_idle_w + f.node_host_w;
   double w = s.spec->base_power_w + double(s.spares.size()) * idle_node;
-  uint32_t in_jobs = 0;
   for (const auto& j : jobs) {
     if (j.phase == Phase::done) continue;
     for (const auto& r : j.replicas)
-      if (r.site == si && r.filled) {
-        w += double(r.filled) * node_power_w(j, si, r.active);
-        in_jobs += r.filled;
-      }
+      if (r.site == si && r.filled) w += double(r.filled) * node_power_w(j, si, r.active);
   }
-  if (opt.timeline) {
-    UtilisationSample u{now, s.spec->id, w, in_jobs, static_cast<uint32_t>(s.spares.size()), s.nodes_down};
-    auto& series = result.utilisation;
-    auto same = [&](const UtilisationSample& a) {
-      return a.site == u.site && a.it_w == u.it_w && a.nodes_in_jobs == u.nodes_in_jobs && a.nodes_spare == u.nodes_spare &&
-             a.nodes_down == u.nodes_down;
-    };
-    // One sample per site and instant, and only when something changed.
-    auto last = std::find_if(series.rbegin(), series.rend(), [&](const UtilisationSample& a) { return a.site == u.site; });
-    if (last != series.rend() && last->t_ns == now) *last = u;
-    else if (last == series.rend() || !same(*last)) series.push_back(u);
-  }
+  s.sample_pending = opt.timeline;
   s.it_w = w;
   s.peak_it_w = std::max(s.peak_it_w, w);
   if (sc.power_sample_ns > 0) {
@@ -339,6 +324,27 @@ void State::update_power_caps(uint32_t si) {
     else if (rho_changed) replan(j);
   }
   power_changed(si);
+}
+
+// Utilisation samples are taken once an event has been handled, so a node a failure moves from a job to
+// repair in several steps is never counted twice. One sample per site and instant, only when something changed.
+void State::flush_utilisation() {
+  for (auto& s : sites) {
+    if (!s.sample_pending) continue;
+    s.sample_pending = false;
+    uint32_t si = static_cast<uint32_t>(&s - sites.data()), in_jobs = 0;
+    for (const auto& j : jobs)
+      if (j.phase != Phase::done)
+        for (const auto& r : j.replicas)
+          if (r.site == si) in_jobs += r.filled;
+    UtilisationSample u{now, s.spec->id, s.it_w, in_jobs, static_cast<uint32_t>(s.spares.size()), s.nodes_down};
+    auto& series = result.utilisation;
+    auto last = std::find_if(series.rbegin(), series.rend(), [&](const UtilisationSample& a) { return a.site == u.site; });
+    bool same = last != series.rend() && last->it_w == u.it_w && last->nodes_in_jobs == u.nodes_in_jobs &&
+                last->nodes_spare == u.nodes_spare && last->nodes_down == u.nodes_down;
+    if (last != series.rend() && last->t_ns == now) *last = u;
+    else if (!same) series.push_back(u);
+  }
 }
 
 }  // namespace gs::sim::detail
