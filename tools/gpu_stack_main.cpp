@@ -570,6 +570,8 @@ int main(int argc, char** argv) {
   simulate->add_option("--policy", sim_args.policy, "replace every job's recovery policy")
       ->check(CLI::IsMember({"restart", "wait_restore", "in_memory", "elastic", "adaptive"}));
   simulate->add_option("--threads", sim_args.threads, "worker threads for replicas (default: all cores)")->check(thread_range);
+  simulate->add_option("--timeline", sim_args.timeline, "write the run's per-event timeline and per-site utilisation to FILE "
+                       "(.csv: CSV, otherwise JSON Lines); one replica only");
   std::vector<std::string> sim_presets;
   simulate->add_option("--preset", sim_presets, "compute the simulator's model variables (step time, powers, PUE, ...) with the "
                        "model under this preset; they replace the scenario's values")->allow_extra_args(false);

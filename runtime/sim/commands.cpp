@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "image/atomic_file.h"
 #include "image/image.h"
 #include "runtime/workers.h"
 #include "runtime/research/protocol.h"
@@ -20,6 +21,7 @@
 #include "runtime/sim/experiments.h"
 #include "runtime/sim/report.h"
 #include "runtime/sim/scenario_toml.h"
+#include "runtime/sim/timeline.h"
 
 namespace gs::sim {
 
@@ -49,10 +51,12 @@ void check_work(const Scenario& sc, const SimulateArgs& args) {
 int simulate_command(const SimulateArgs& args, std::ostream& out, std::ostream& err) {
   Scenario sc;
   SimOptions base;
+  base.timeline = args.timeline.has_value();
   try {
     if (args.replicas < 1 || args.replicas > kMaxReplicas)
       throw std::invalid_argument(fmt::format("--replicas must be between 1 and {}", kMaxReplicas));
     if (args.threads > kMaxThreads) throw std::invalid_argument(fmt::format("--threads must be at most {}", kMaxThreads));
+    if (args.timeline && args.replicas > 1) throw std::invalid_argument("--timeline records one run: use it without --replicas");
     gs::Image img = gs::load_image_file(args.image_path);
     sc = load_scenario_toml(args.scenario, img.units, args.model ? &*args.model : nullptr);
     if (args.policy) base.recovery = parse_recovery(*args.policy);
@@ -89,6 +93,12 @@ int simulate_command(const SimulateArgs& args, std::ostream& out, std::ostream& 
         err << fmt::format("error: replica {} (seed {}): {}\n", r, seed + r, e.what());
         return 2;
       }
+  if (args.timeline) try {
+      gs::write_file_atomic(*args.timeline, timeline_text(runs[0], timeline_format_for(*args.timeline)));
+    } catch (const std::exception& e) {
+      err << "error: " << e.what() << "\n";
+      return 2;
+    }
   if (args.replicas == 1) out << (args.json ? research::pretty_dump(result_to_json(runs[0])) : result_text(runs[0]));
   else out << (args.json ? research::pretty_dump(replicas_to_json(runs)) : replicas_text(runs));
   return 0;

@@ -32,6 +32,7 @@ struct SimulateArgs {
   // during it (events per replica); exceeding one is bad input (exit 2) with a message naming the flag.
   double max_gpu_days = kDefaultMaxGpuDays;
   uint64_t max_events = kDefaultMaxEvents;
+  std::optional<std::string> timeline;  // write the per-event timeline and utilisation here (.csv: CSV, else JSONL)
 };
 int simulate_command(const SimulateArgs& args, std::ostream& out, std::ostream& err);
 

@@ -5,6 +5,7 @@
 
 #include "image/image.h"
 #include "runtime/sim/engine_state.h"
+#include "runtime/sim/published.h"
 
 namespace gs::sim {
 
@@ -36,11 +37,16 @@ uint64_t total_nodes(const Scenario& sc) {
   for (const auto& s : sc.sites) n += s.nodes;
   return n;
 }
+std::vector<uint32_t> site_nodes(const Scenario& sc) {
+  std::vector<uint32_t> n;
+  for (const auto& s : sc.sites) n.push_back(s.nodes);
+  return n;
+}
 
 }  // namespace
 
 State::State(const Scenario& s, const SimOptions& o)
-    : sc(s), opt(o), failures(s.failures, total_gpus(s), total_nodes(s), s.jobs.size()),
+    : sc(s), opt(o), failures(s.failures, total_gpus(s), total_nodes(s), s.jobs.size(), site_nodes(s)),
       rng_fail(derive_seed(o.seed, kStreamFailures)), rng_repair(derive_seed(o.seed, kStreamRepairs)),
       rng_straggle(derive_seed(o.seed, kStreamStragglers)), rng_maint(derive_seed(o.seed, kStreamMaintenance)),
       rng_jitter(derive_seed(o.seed, kStreamJitter)) {
@@ -210,6 +216,7 @@ bool State::handle(const Event& e) {
     case kOutageEnd: on_outage(e.target, false); break;
     case kHorizon: stopped = true; break;
   }
+  if (opt.timeline) flush_utilisation();
   return !stopped;
 }
 
@@ -231,6 +238,7 @@ void State::finish_run() {
     j.result.end_ns = now;
   }
   for (size_t i = 0; i < sites.size(); ++i) power_changed(static_cast<uint32_t>(i));
+  if (opt.timeline) flush_utilisation();
   result.end_ns = now;
   for (auto& j : jobs) {
     auto& r = j.result;
@@ -271,6 +279,7 @@ SimResult simulate(const Scenario& scenario, const SimOptions& options) {
   st.now = loop.now;
   st.finish_run();
   st.result.events = loop.events;
+  st.result.published = compare_with_published(scenario, st.result);
   st.result.causality_violations = loop.causality_violations;
   // The invariants are checked on every run and are hard errors: a result that breaks them is wrong.
   if (loop.causality_violations) throw std::logic_error(fmt::format("causality: {} events ran before their cause", loop.causality_violations));

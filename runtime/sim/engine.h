@@ -14,6 +14,7 @@ struct SimOptions {
   uint64_t seed = 0;
   std::optional<Recovery> recovery;  // replaces every job's recovery policy (comparisons on one trace)
   uint64_t max_events = UINT64_MAX;  // work cap: stop with WorkCapError after this many events
+  bool timeline = false;             // record the per-event timeline and per-site utilisation
 };
 
 // A replica stopped at SimOptions::max_events before its horizon: bad input (too much work asked), not

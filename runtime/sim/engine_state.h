@@ -5,6 +5,7 @@
 
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -49,10 +50,13 @@ struct Site {
   double it_w = 0;
   int64_t since = 0;
   double it_energy_j = 0, peak_it_w = 0, limit_unmet_s = 0;
+  uint32_t nodes_down = 0;  // under repair or in an outage (kept incrementally for the utilisation record)
+  bool sample_pending = false;  // the timeline wants a utilisation sample after the current event
   std::vector<std::pair<int64_t, double>> trace;
 };
 
 enum class Phase { pending, computing, syncing, checkpointing, hung, waiting, restarting, reconfiguring, rejoining, paused, done };
+const char* phase_name(Phase p);
 enum class Flows { none, sync, checkpoint, restore, rejoin };
 enum PauseBit : uint32_t { kPausePower = 1, kPauseMaintenance = 2, kPausePreempt = 4 };
 
@@ -171,6 +175,7 @@ struct State {
   void sync_power_pause(Job& j);
   void update_power_caps(uint32_t site);
   void power_changed(uint32_t site);
+  void flush_utilisation();
   double node_power_w(const Job& j, uint32_t site, bool active) const;
 
   // job.cpp
@@ -188,7 +193,10 @@ struct State {
   void restore_done(Job& j);
   void resume(Job& j);
   void on_timer(Job& j);
-  void interrupt(Job& j, const std::string& cause, const std::string& category, bool removed_node);
+  // observe_after_s: detection plus diagnosis of this cause (negative: the job's training.failure_detection_time).
+  void interrupt(Job& j, const std::string& cause, const std::string& category, bool removed_node, double observe_after_s = -1);
+  double observe_after_s(const FailureClass& cls) const;
+  void fail_node(uint32_t node, const FailureClass& cls, std::optional<int64_t>& repair_ns, std::vector<uint32_t>& interrupted_jobs);
   void close_activity(Job& j, bool truncate);
   void on_observe(Job& j);
   void rollback(Job& j, bool to_memory);

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
+
+#include <fmt/format.h>
 
 #include "runtime/sim/engine_state.h"
 
@@ -20,13 +23,37 @@ void State::schedule_straggler() {
   push(now + to_ns(rng_straggle.exponential(rate)), Priority::disruption, kStragglerStart, 0);
 }
 
+double State::observe_after_s(const FailureClass& cls) const {
+  if (!cls.detection_s && !cls.diagnosis_s) return -1;
+  return cls.detection_s.value_or(0) + cls.diagnosis_s.value_or(0);
+}
+
 void State::on_failure() {
   auto pick = failures.pick(rng_fail);
   const FailureClass& cls = sc.failures[pick.cls];
   ++result.fleet_failures[cls.id];
   schedule_failure();
   if (cls.unit == FailureUnit::job) {
-    interrupt(jobs[pick.unit], cls.id, cls.category, false);
+    if (opt.timeline) result.timeline.push_back({now, "failure", cls.id, "job " + jobs[pick.unit].spec->id});
+    interrupt(jobs[pick.unit], cls.id, cls.category, false, observe_after_s(cls));
+    return;
+  }
+  // A hardware fault draws one repair time, when it first takes a node: a domain comes back as a whole.
+  std::optional<int64_t> repair_ns;
+  std::vector<uint32_t> interrupted;
+  if (cls.unit == FailureUnit::domain) {
+    // Domains are numbered site by site, each covering domain_nodes consecutive nodes (the last one may be short).
+    uint64_t index = pick.unit;
+    for (const auto& site : sites) {
+      uint64_t n = site.spec->nodes, per = cls.domain_nodes, count = (n + per - 1) / per;
+      if (index >= count) {
+        index -= count;
+        continue;
+      }
+      for (uint64_t k = index * per; k < std::min(n, (index + 1) * per); ++k)
+        fail_node(static_cast<uint32_t>(site.first_node + k), cls, repair_ns, interrupted);
+      return;
+    }
     return;
   }
   uint64_t id = pick.unit;
@@ -35,16 +62,29 @@ void State::on_failure() {
     while (sites[si].first_gpu > pick.unit) --si;
     id = sites[si].first_node + (pick.unit - sites[si].first_gpu) / sites[si].spec->gpus_per_node;
   }
-  Node& n = nodes[id];
+  fail_node(static_cast<uint32_t>(id), cls, repair_ns, interrupted);
+}
+
+// One node hit by a failure of `cls`. A job counts one interruption per failure, however many of its nodes
+// the failure takes (interrupted_jobs remembers whom this failure already interrupted).
+void State::fail_node(uint32_t node, const FailureClass& cls, std::optional<int64_t>& repair_ns, std::vector<uint32_t>& interrupted_jobs) {
+  Node& n = nodes[node];
   if (!n.available()) return;  // a node that is already down cannot fail again (thinning of the process)
-  auto node = static_cast<uint32_t>(id);
   bool in_active_replica = n.job >= 0 && jobs[n.job].replicas[jobs[n.job].slots[n.slot].replica].active;
+  auto interrupt_once = [&](Job& j) {
+    if (std::find(interrupted_jobs.begin(), interrupted_jobs.end(), j.index) != interrupted_jobs.end()) return;
+    interrupted_jobs.push_back(j.index);
+    interrupt(j, cls.id, cls.category, cls.removes_node, observe_after_s(cls));
+  };
   if (!cls.removes_node) {
-    if (in_active_replica) interrupt(jobs[n.job], cls.id, cls.category, false);
+    if (in_active_replica) interrupt_once(jobs[n.job]);
     return;
   }
   n.repairing = true;
-  push(now + to_ns(rng_repair.lognormal(cls.repair.median, cls.repair.sigma)), Priority::completion, kRepairDone, node);
+  ++sites[n.site].nodes_down;
+  if (opt.timeline) result.timeline.push_back({now, "failure", cls.id, fmt::format("node {}", node)});
+  if (!repair_ns) repair_ns = to_ns(rng_repair.lognormal(cls.repair.median, cls.repair.sigma));
+  push(now + *repair_ns, Priority::completion, kRepairDone, node);
   if (n.job < 0) {
     sites[n.site].spares.erase(node);
     power_changed(n.site);
@@ -52,13 +92,15 @@ void State::on_failure() {
   }
   Job& j = jobs[n.job];
   uint32_t slot = static_cast<uint32_t>(n.slot);
-  if (in_active_replica) interrupt(j, cls.id, cls.category, true);
+  if (in_active_replica) interrupt_once(j);
   ++j.group_hits[slot / j.policy.spec().peer_group_nodes];
   vacate(j, slot);
 }
 
 void State::on_repair_done(uint32_t node) {
   nodes[node].repairing = false;
+  if (!nodes[node].outage) --sites[nodes[node].site].nodes_down;  // a node in an outage stays down until it ends
+  if (opt.timeline) result.timeline.push_back({now, "repair", "node", fmt::format("node {}", node)});
   ++result.repairs;
   if (nodes[node].available()) return_node(node);
 }
@@ -123,6 +165,7 @@ void State::on_outage(uint32_t event, bool start) {
     }
     for (uint64_t id = s.first_node; id < end; ++id) {
       Node& n = nodes[id];
+      if (n.available()) ++s.nodes_down;
       n.outage = true;
       if (n.job >= 0) vacate(jobs[n.job], static_cast<uint32_t>(n.slot));
       s.spares.erase(static_cast<uint32_t>(id));
@@ -132,7 +175,10 @@ void State::on_outage(uint32_t event, bool start) {
   }
   for (uint64_t id = s.first_node; id < end; ++id) {
     nodes[id].outage = false;
-    if (nodes[id].available()) return_node(static_cast<uint32_t>(id));
+    if (nodes[id].available()) {
+      --s.nodes_down;
+      return_node(static_cast<uint32_t>(id));
+    }
   }
 }
 
@@ -231,6 +277,7 @@ void State::power_changed(uint32_t si) {
     for (const auto& r : j.replicas)
       if (r.site == si && r.filled) w += double(r.filled) * node_power_w(j, si, r.active);
   }
+  s.sample_pending = opt.timeline;
   s.it_w = w;
   s.peak_it_w = std::max(s.peak_it_w, w);
   if (sc.power_sample_ns > 0) {
@@ -277,6 +324,27 @@ void State::update_power_caps(uint32_t si) {
     else if (rho_changed) replan(j);
   }
   power_changed(si);
+}
+
+// Utilisation samples are taken once an event has been handled, so a node a failure moves from a job to
+// repair in several steps is never counted twice. One sample per site and instant, only when something changed.
+void State::flush_utilisation() {
+  for (auto& s : sites) {
+    if (!s.sample_pending) continue;
+    s.sample_pending = false;
+    uint32_t si = static_cast<uint32_t>(&s - sites.data()), in_jobs = 0;
+    for (const auto& j : jobs)
+      if (j.phase != Phase::done)
+        for (const auto& r : j.replicas)
+          if (r.site == si) in_jobs += r.filled;
+    UtilisationSample u{now, s.spec->id, s.it_w, in_jobs, static_cast<uint32_t>(s.spares.size()), s.nodes_down};
+    auto& series = result.utilisation;
+    auto last = std::find_if(series.rbegin(), series.rend(), [&](const UtilisationSample& a) { return a.site == u.site; });
+    bool same = last != series.rend() && last->it_w == u.it_w && last->nodes_in_jobs == u.nodes_in_jobs &&
+                last->nodes_spare == u.nodes_spare && last->nodes_down == u.nodes_down;
+    if (last != series.rend() && last->t_ns == now) *last = u;
+    else if (!same) series.push_back(u);
+  }
 }
 
 }  // namespace gs::sim::detail

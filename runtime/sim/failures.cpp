@@ -5,9 +5,22 @@
 
 namespace gs::sim {
 
-FailureProcess::FailureProcess(const std::vector<FailureClass>& classes, uint64_t gpus, uint64_t nodes, uint64_t jobs) {
+uint64_t domain_count(uint32_t domain_nodes, const std::vector<uint32_t>& site_nodes) {
+  uint64_t n = 0;
+  for (uint32_t s : site_nodes) n += (uint64_t(s) + domain_nodes - 1) / domain_nodes;
+  return n;
+}
+
+FailureProcess::FailureProcess(const std::vector<FailureClass>& classes, uint64_t gpus, uint64_t nodes, uint64_t jobs,
+                               const std::vector<uint32_t>& site_nodes) {
   for (const auto& c : classes) {
-    uint64_t n = c.unit == FailureUnit::gpu ? gpus : c.unit == FailureUnit::node ? nodes : jobs;
+    uint64_t n = 0;
+    switch (c.unit) {
+      case FailureUnit::gpu: n = gpus; break;
+      case FailureUnit::node: n = nodes; break;
+      case FailureUnit::domain: n = c.domain_nodes ? domain_count(c.domain_nodes, site_nodes) : 0; break;
+      case FailureUnit::job: n = jobs; break;
+    }
     units_.push_back(n);
     total_ += c.rate_per_unit_s * double(n);
     cumulative_.push_back(total_);
@@ -29,7 +42,13 @@ FailureProcess::Pick FailureProcess::pick(Rng& rng) const {
 
 double job_failure_rate_per_s(const std::vector<FailureClass>& classes, uint64_t gpus, uint64_t nodes) {
   double rate = 0;
-  for (const auto& c : classes) rate += c.rate_per_unit_s * double(c.unit == FailureUnit::gpu ? gpus : c.unit == FailureUnit::node ? nodes : 1);
+  for (const auto& c : classes) {
+    double units = 1;  // job
+    if (c.unit == FailureUnit::gpu) units = double(gpus);
+    else if (c.unit == FailureUnit::node) units = double(nodes);
+    else if (c.unit == FailureUnit::domain) units = std::ceil(double(nodes) / double(std::max<uint32_t>(c.domain_nodes, 1)));  // domains the job fills
+    rate += c.rate_per_unit_s * units;
+  }
   return rate;
 }
 

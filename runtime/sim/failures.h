@@ -13,15 +13,20 @@
 
 namespace gs::sim {
 
+// Failure domains (racks, PDUs, leaf switches) a fleet of sites with these node counts holds.
+uint64_t domain_count(uint32_t domain_nodes, const std::vector<uint32_t>& site_nodes);
+
 class FailureProcess {
  public:
-  FailureProcess(const std::vector<FailureClass>& classes, uint64_t gpus, uint64_t nodes, uint64_t jobs);
+  // site_nodes: nodes of each site, in order; a domain class has ceil(nodes / domain_nodes) domains per site.
+  FailureProcess(const std::vector<FailureClass>& classes, uint64_t gpus, uint64_t nodes, uint64_t jobs,
+                 const std::vector<uint32_t>& site_nodes = {});
   double total_rate_per_s() const { return total_; }
   // Time to the next failure anywhere in the fleet; at least 1 ns. Requires total_rate_per_s() > 0.
   int64_t next_gap_ns(Rng& rng) const;
   struct Pick {
     uint16_t cls = 0;
-    uint64_t unit = 0;  // index among the class's units: a GPU, a node or a job
+    uint64_t unit = 0;  // index among the class's units: a GPU, a node, a domain (numbered site by site) or a job
   };
   Pick pick(Rng& rng) const;
 

@@ -1,34 +1,97 @@
 #include "runtime/sim/inputs.h"
 
+#include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <toml++/toml.h>
+
+#include "runtime/presets.h"
 
 namespace gs::sim {
 
+namespace {
+
+// The roles the engine reads below; the bindings file must bind each exactly once.
+const std::vector<std::string>& engine_roles() {
+  static const std::vector<std::string> roles = {
+      "t_step", "t_exposed_comm", "tokens_per_step", "flops_per_step", "state_bytes", "restart_overhead", "detection",
+      "reconfig", "memory_ckpt", "memory_restore", "state_transfer_bw", "gpu_busy_w", "gpu_comm_w", "gpu_idle_w",
+      "node_host_w", "pue", "price_energy", "price_gpu"};
+  return roles;
+}
+
+InputDomain parse_domain(const std::string& s, const std::string& where) {
+  if (s == "positive") return InputDomain::positive;
+  if (s == "nonnegative") return InputDomain::nonnegative;
+  if (s == "at_least_one") return InputDomain::at_least_one;
+  if (s == "whole_positive") return InputDomain::whole_positive;
+  throw std::invalid_argument(where + ": domain must be positive, nonnegative, at_least_one or whole_positive");
+}
+
+}  // namespace
+
+std::vector<ModelVariable> parse_model_inputs(const std::string& text, const std::string& origin) {
+  toml::table root;
+  try {
+    root = toml::parse(text, origin);
+  } catch (const toml::parse_error& e) {
+    throw std::invalid_argument(fmt::format("{}:{}:{}: {}", origin, e.source().begin.line, e.source().begin.column, e.description()));
+  }
+  if (root["schema"].value_or(std::string()) != "gpu-stack.sim-model-inputs.v1")
+    throw std::invalid_argument(origin + ": schema must be \"gpu-stack.sim-model-inputs.v1\"");
+  const toml::array* inputs = root["input"].as_array();
+  if (!inputs) throw std::invalid_argument(origin + ": no [[input]] tables");
+  std::vector<ModelVariable> out;
+  std::set<std::string> roles, names;
+  for (const auto& node : *inputs) {
+    const toml::table* t = node.as_table();
+    std::string where = fmt::format("{}: [[input]] #{}", origin, out.size() + 1);
+    if (!t) throw std::invalid_argument(where + ": expected a table");
+    auto text_of = [&](const char* key) {
+      auto v = (*t)[key].value<std::string>();
+      if (!v || v->empty()) throw std::invalid_argument(fmt::format("{}: missing text '{}'", where, key));
+      return *v;
+    };
+    ModelVariable v;
+    v.role = text_of("role");
+    v.name = text_of("variable");
+    v.unit = text_of("unit");
+    std::string scope = text_of("scope");
+    if (scope != "workload" && scope != "facility") throw std::invalid_argument(where + ": scope must be workload or facility");
+    v.scope = scope == "workload" ? InputScope::workload : InputScope::facility;
+    auto required = (*t)["required"].value<bool>();
+    if (!required) throw std::invalid_argument(where + ": required must be true or false");
+    v.required = *required;
+    v.domain = parse_domain(text_of("domain"), where);
+    v.meaning = text_of("meaning");
+    if (!roles.insert(v.role).second) throw std::invalid_argument(fmt::format("{}: role '{}' bound twice", where, v.role));
+    if (!names.insert(v.name).second) throw std::invalid_argument(fmt::format("{}: variable '{}' bound twice", where, v.name));
+    out.push_back(v);
+  }
+  for (const auto& role : engine_roles())
+    if (!roles.count(role)) throw std::invalid_argument(fmt::format("{}: the engine's role '{}' is not bound to a variable", origin, role));
+  for (const auto& v : out)
+    if (std::find(engine_roles().begin(), engine_roles().end(), v.role) == engine_roles().end())
+      throw std::invalid_argument(fmt::format("{}: role '{}' is not one the engine reads", origin, v.role));
+  return out;
+}
+
+std::string model_inputs_path() { return PresetLibrary::default_dir() + "/sim/model-inputs.toml"; }
+
 const std::vector<ModelVariable>& sim_model_variables() {
-  using S = InputScope;
-  static const std::vector<ModelVariable> vars = {
-      {"training.t_step", "s", S::workload, true, "one optimizer step at full membership"},
-      {"training.t_exposed_comm", "s", S::workload, false, "part of the step spent waiting on collectives"},
-      {"arch.tokens_per_step", "token", S::workload, true, "tokens in one global batch"},
-      {"training.flops_per_step", "FLOP", S::workload, false, "model FLOPs of one step (reporting)"},
-      {"training.checkpoint.state_bytes", "byte", S::workload, true, "one copy of weights and optimizer state"},
-      {"training.restart_overhead", "s", S::workload, true, "relaunch and initialise after an interruption"},
-      {"training.failure_detection_time", "s", S::workload, true, "from a failure to the observed interruption"},
-      {"training.elastic.reconfig_time", "s", S::workload, false, "membership change without a restart"},
-      {"training.checkpoint.memory_write_time", "s", S::workload, false, "blocking part of a peer-memory checkpoint"},
-      {"training.checkpoint.memory_restore_time", "s", S::workload, false, "restore from peer memory"},
-      {"cluster.state_transfer.bw", "byte/s", S::workload, false, "bandwidth to bring a rejoining replica up to date"},
-      {"gpu.power.total", "W", S::workload, true, "GPU board power while computing"},
-      {"gpu.power.comm", "W", S::workload, false, "GPU board power while waiting on collectives"},
-      {"gpu.power.idle", "W", S::facility, true, "GPU board power when idle"},
-      {"cluster.node.host_power", "W", S::facility, true, "non-GPU power of one node"},
-      {"thermal.dc.pue", "1", S::facility, true, "facility power usage effectiveness"},
-      {"econ.power.price_kwh", "USD/J", S::facility, false, "electricity tariff"},
-      {"econ.gpu.price_hour", "USD/s", S::facility, false, "price of one GPU-hour (rental or amortised capital)"},
-  };
+  static const std::vector<ModelVariable> vars = [] {
+    std::string path = model_inputs_path();
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::invalid_argument("cannot read the simulator's model bindings " + path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return parse_model_inputs(ss.str(), path);
+  }();
   return vars;
 }
 
@@ -38,9 +101,16 @@ const ModelVariable* find_model_variable(const std::string& name) {
   return nullptr;
 }
 
+const ModelVariable& model_variable_for(const std::string& role) {
+  for (const auto& var : sim_model_variables())
+    if (role == var.role) return var;
+  throw std::logic_error("no model variable is bound to the simulator role " + role);
+}
+
 namespace {
 
-// Shared checks for one scope: unknown names, missing required ones, finiteness and domains.
+// Shared checks for one scope: unknown names, missing required ones, finiteness and domains. Values are
+// looked up by role through the bindings.
 struct Reader {
   const std::map<std::string, double>& v;
   InputScope scope;
@@ -52,16 +122,28 @@ struct Reader {
       if (!var) problems.push_back(fmt::format("'{}' is not a simulator input", name));
       else if (var->scope == scope && !std::isfinite(value)) problems.push_back(fmt::format("'{}' is not finite", name));
     }
-    for (const auto& var : sim_model_variables())
-      if (var.scope == scope && var.required && !v.count(var.name))
-        problems.push_back(fmt::format("missing {} [{}]: {}", var.name, var.unit, var.meaning));
+    for (const auto& var : sim_model_variables()) {
+      if (var.scope != scope) continue;
+      if (var.required && !v.count(var.name)) problems.push_back(fmt::format("missing {} [{}]: {}", var.name, var.unit, var.meaning));
+      if (v.count(var.name)) check_domain(var, v.at(var.name));
+    }
   }
-  bool has(const char* name) const { return v.count(name) > 0; }
-  double get(const char* name) const { return has(name) ? v.at(name) : 0.0; }
-  std::optional<double> opt(const char* name) const { return has(name) ? std::optional<double>(v.at(name)) : std::nullopt; }
-  void require(bool ok, const char* name, const char* rule) {
-    if (has(name) && !ok) problems.push_back(fmt::format("{} must be {}", name, rule));
+  void check_domain(const ModelVariable& var, double x) {
+    switch (var.domain) {
+      case InputDomain::positive: require(x > 0, var, "> 0"); break;
+      case InputDomain::nonnegative: require(x >= 0, var, ">= 0"); break;
+      case InputDomain::at_least_one: require(x >= 1, var, ">= 1"); break;
+      case InputDomain::whole_positive:
+        require(x > 0 && x == std::floor(x) && x <= 9.007199254740992e15, var, "a whole number of tokens");
+        break;
+    }
   }
+  void require(bool ok, const ModelVariable& var, const char* rule) {
+    if (!ok) problems.push_back(fmt::format("{} must be {}", var.name, rule));
+  }
+  bool has(const char* role) const { return v.count(model_variable_for(role).name) > 0; }
+  double get(const char* role) const { return has(role) ? v.at(model_variable_for(role).name) : 0.0; }
+  std::optional<double> opt(const char* role) const { return has(role) ? std::optional<double>(get(role)) : std::nullopt; }
   void finish(const char* what) const {
     if (!problems.empty()) throw std::invalid_argument(fmt::format("{} inputs: {}", what, fmt::join(problems, "; ")));
   }
@@ -71,41 +153,30 @@ struct Reader {
 
 WorkloadInputs workload_from_values(const std::map<std::string, double>& values) {
   Reader r(values, InputScope::workload);
-  for (const char* n : {"training.t_step", "arch.tokens_per_step", "training.checkpoint.state_bytes", "gpu.power.total",
-                        "training.elastic.reconfig_time", "training.checkpoint.memory_write_time",
-                        "training.checkpoint.memory_restore_time", "cluster.state_transfer.bw", "training.flops_per_step"})
-    r.require(r.get(n) > 0, n, "> 0");
-  for (const char* n : {"training.t_exposed_comm", "training.restart_overhead", "training.failure_detection_time", "gpu.power.comm"})
-    r.require(r.get(n) >= 0, n, ">= 0");
-  double tokens = r.get("arch.tokens_per_step");
-  r.require(tokens == std::floor(tokens) && tokens <= 9.007199254740992e15, "arch.tokens_per_step", "a whole number of tokens");
-  r.require(r.get("training.t_exposed_comm") < r.get("training.t_step"), "training.t_exposed_comm", "shorter than training.t_step");
+  if (r.get("t_exposed_comm") >= r.get("t_step") && r.has("t_exposed_comm"))
+    r.problems.push_back(fmt::format("{} must be shorter than {}", model_variable_for("t_exposed_comm").name, model_variable_for("t_step").name));
   r.finish("workload");
   WorkloadInputs w;
-  w.t_step_s = r.get("training.t_step");
-  w.t_exposed_comm_s = r.get("training.t_exposed_comm");
-  w.tokens_per_step = static_cast<uint64_t>(tokens);
-  w.flops_per_step = r.opt("training.flops_per_step");
-  w.state_bytes = r.get("training.checkpoint.state_bytes");
-  w.restart_overhead_s = r.get("training.restart_overhead");
-  w.detection_s = r.get("training.failure_detection_time");
-  w.reconfig_s = r.opt("training.elastic.reconfig_time");
-  w.memory_ckpt_s = r.opt("training.checkpoint.memory_write_time");
-  w.memory_restore_s = r.opt("training.checkpoint.memory_restore_time");
-  w.state_transfer_bw = r.opt("cluster.state_transfer.bw");
-  w.gpu_busy_w = r.get("gpu.power.total");
-  w.gpu_comm_w = r.opt("gpu.power.comm");
+  w.t_step_s = r.get("t_step");
+  w.t_exposed_comm_s = r.get("t_exposed_comm");
+  w.tokens_per_step = static_cast<uint64_t>(r.get("tokens_per_step"));
+  w.flops_per_step = r.opt("flops_per_step");
+  w.state_bytes = r.get("state_bytes");
+  w.restart_overhead_s = r.get("restart_overhead");
+  w.detection_s = r.get("detection");
+  w.reconfig_s = r.opt("reconfig");
+  w.memory_ckpt_s = r.opt("memory_ckpt");
+  w.memory_restore_s = r.opt("memory_restore");
+  w.state_transfer_bw = r.opt("state_transfer_bw");
+  w.gpu_busy_w = r.get("gpu_busy_w");
+  w.gpu_comm_w = r.opt("gpu_comm_w");
   return w;
 }
 
 FacilityInputs facility_from_values(const std::map<std::string, double>& values) {
   Reader r(values, InputScope::facility);
-  r.require(r.get("thermal.dc.pue") >= 1, "thermal.dc.pue", ">= 1");
-  for (const char* n : {"gpu.power.idle", "cluster.node.host_power", "econ.power.price_kwh", "econ.gpu.price_hour"})
-    r.require(r.get(n) >= 0, n, ">= 0");
   r.finish("facility");
-  return {r.get("gpu.power.idle"), r.get("cluster.node.host_power"), r.get("thermal.dc.pue"), r.opt("econ.power.price_kwh"),
-          r.opt("econ.gpu.price_hour")};
+  return {r.get("gpu_idle_w"), r.get("node_host_w"), r.get("pue"), r.opt("price_energy"), r.opt("price_gpu")};
 }
 
 SimInputs inputs_from_values(const std::map<std::string, double>& resolved) {

@@ -51,18 +51,28 @@ struct SimInputs {
 };
 
 enum class InputScope { workload, facility };
+enum class InputDomain { positive, nonnegative, at_least_one, whole_positive };
 
+// One simulator input: the engine's role for it and the model variable that fills it. The binding lives in
+// presets/sim/model-inputs.toml, so no engine code names a model variable.
 struct ModelVariable {
-  const char* name;
-  const char* unit;  // working unit: scenario values are converted to it, after a dimension check
-  InputScope scope;
-  bool required;
-  const char* meaning;
+  std::string role;     // what the engine uses it for (t_step, gpu_busy_w ...)
+  std::string name;     // the model variable (training.t_step ...)
+  std::string unit;     // working unit: scenario values are converted to it, after a dimension check
+  InputScope scope = InputScope::workload;
+  bool required = false;
+  InputDomain domain = InputDomain::positive;
+  std::string meaning;
 };
 
-// The variables the simulator reads, in a fixed order (validation messages and documentation).
+// The bindings, in file order (validation messages and documentation), read once from
+// model_inputs_path(). Throws std::invalid_argument when the file is missing or malformed.
 const std::vector<ModelVariable>& sim_model_variables();
 const ModelVariable* find_model_variable(const std::string& name);
+const ModelVariable& model_variable_for(const std::string& role);  // throws std::logic_error on an unknown role
+std::string model_inputs_path();  // <presets>/sim/model-inputs.toml (GSTACK_PRESETS moves the presets)
+// Parses a bindings file (exposed for tests); every role the engine uses must be bound exactly once.
+std::vector<ModelVariable> parse_model_inputs(const std::string& toml_text, const std::string& origin);
 
 // Map resolved model variables (each in its listed working unit) to inputs. Each throws std::invalid_argument naming every
 // missing required variable, every unknown name and every value outside its domain; variables of the

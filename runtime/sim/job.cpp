@@ -83,6 +83,23 @@ void State::fill(Job& j, uint32_t slot, uint32_t node) {
   update_slot(j, slot);
 }
 
+const char* phase_name(Phase p) {
+  switch (p) {
+    case Phase::pending: return "pending";
+    case Phase::computing: return "computing";
+    case Phase::syncing: return "syncing";
+    case Phase::checkpointing: return "checkpointing";
+    case Phase::hung: return "hung";
+    case Phase::waiting: return "waiting";
+    case Phase::restarting: return "restarting";
+    case Phase::reconfiguring: return "reconfiguring";
+    case Phase::rejoining: return "rejoining";
+    case Phase::paused: return "paused";
+    case Phase::done: return "done";
+  }
+  return "?";
+}
+
 void State::set_phase(Job& j, Phase p) {
   int64_t dt = now - j.phase_since;
   auto& t = j.result.time;
@@ -104,6 +121,7 @@ void State::set_phase(Job& j, Phase p) {
   }
   j.phase = p;
   j.phase_since = now;
+  if (opt.timeline) result.timeline.push_back({now, "phase", j.spec->id, phase_name(p)});
   for (uint32_t si : j.sites) power_changed(si);
 }
 
@@ -326,6 +344,8 @@ void State::start_checkpoint(Job& j, bool durable) {
 }
 
 void State::commit_checkpoint(Job& j) {
+  if (opt.timeline)
+    result.timeline.push_back({now, "checkpoint", j.spec->id, fmt::format("step {} {}", j.frontier, j.ckpt_durable ? "durable" : "memory")});
   if (j.ckpt_durable) {
     j.durable_step = j.frontier;
     j.since_durable_ns = 0;
@@ -479,7 +499,7 @@ void State::close_activity(Job& j, bool truncate) {
   ++j.gen;  // whatever the job had scheduled is now stale
 }
 
-void State::interrupt(Job& j, const std::string& cause, const std::string& category, bool removed_node) {
+void State::interrupt(Job& j, const std::string& cause, const std::string& category, bool removed_node, double observe_after) {
   switch (j.phase) {
     case Phase::pending:
     case Phase::done: return;
@@ -501,7 +521,7 @@ void State::interrupt(Job& j, const std::string& cause, const std::string& categ
   j.failure_category = category;
   j.failure_removed_node = removed_node;
   set_phase(j, Phase::hung);
-  push(now + to_ns(j.spec->workload.detection_s), Priority::observation, kObserve, j.index, j.gen);
+  push(now + to_ns(observe_after >= 0 ? observe_after : j.spec->workload.detection_s), Priority::observation, kObserve, j.index, j.gen);
 }
 
 void State::on_observe(Job& j) {

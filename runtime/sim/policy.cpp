@@ -34,13 +34,13 @@ const char* action_name(RecoveryAction a) {
 std::string policy_prerequisites_missing(const PolicySpec& p, const WorkloadInputs& w) {
   std::vector<std::string> missing;
   if (p.recovery == Recovery::elastic || p.recovery == Recovery::adaptive) {
-    if (!w.reconfig_s) missing.push_back("training.elastic.reconfig_time");
-    if (!w.state_transfer_bw) missing.push_back("cluster.state_transfer.bw");
+    if (!w.reconfig_s) missing.push_back(model_variable_for("reconfig").name);
+    if (!w.state_transfer_bw) missing.push_back(model_variable_for("state_transfer_bw").name);
     if (!(p.min_replica_fraction > 0 && p.min_replica_fraction <= 1)) missing.push_back("min_replica_fraction in (0, 1]");
   }
   if (p.recovery == Recovery::in_memory) {
-    if (!w.memory_ckpt_s) missing.push_back("training.checkpoint.memory_write_time");
-    if (!w.memory_restore_s) missing.push_back("training.checkpoint.memory_restore_time");
+    if (!w.memory_ckpt_s) missing.push_back(model_variable_for("memory_ckpt").name);
+    if (!w.memory_restore_s) missing.push_back(model_variable_for("memory_restore").name);
     if (p.durable_every < 1) missing.push_back("durable_every >= 1");
     if (p.peer_group_nodes < 2) missing.push_back("peer_group >= 2");
   }

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "runtime/sim/published.h"
+
 namespace gs::sim {
 
 using research::Json;
@@ -88,7 +90,7 @@ Json result_to_json(const SimResult& r) {
   if (h.energy_cost_usd || h.gpu_cost_usd) total_cost = h.energy_cost_usd.value_or(0) + h.gpu_cost_usd.value_or(0);
   std::optional<double> per_mtok;
   if (total_cost && h.committed_tokens > 0) per_mtok = *total_cost / h.committed_tokens * 1e6;
-  return {{"schema", "gpu-stack.sim-result.v1"}, {"scenario_id", r.scenario_id}, {"scenario_hash", r.scenario_hash},
+  Json j = {{"schema", "gpu-stack.sim-result.v1"}, {"scenario_id", r.scenario_id}, {"scenario_hash", r.scenario_hash},
           {"seed", r.seed}, {"recovery_override", r.recovery_override.empty() ? Json(nullptr) : Json(r.recovery_override)},
           {"end_s", double(r.end_ns) / 1e9},
           {"headline", {{"committed_tokens", h.committed_tokens}, {"goodput_tokens_per_s", h.goodput_tokens_per_s},
@@ -101,6 +103,8 @@ Json result_to_json(const SimResult& r) {
                           {"causality_violations", r.causality_violations}, {"events", r.events}}},
           {"energy_boundary", energy_boundary()}, {"jobs", jobs}, {"sites", sites},
           {"fleet", {{"failures", r.fleet_failures}, {"repairs", r.repairs}, {"straggler_episodes", r.straggler_episodes}}}};
+  if (!r.published.empty()) j["published_comparison"] = comparison_to_json(r.published);
+  return j;
 }
 
 std::string result_text(const SimResult& r) {
@@ -133,6 +137,7 @@ std::string result_text(const SimResult& r) {
   out += "energy boundary: GPU power by job phase, node host power, site base load, static PUE; not network, storage or nodes under repair\n";
   out += fmt::format("invariants: work conserved {}, time partitioned {}, causality violations {} in {} events\n",
                      r.work_conserved() ? "yes" : "NO", r.time_partitioned() ? "yes" : "NO", r.causality_violations, r.events);
+  out += comparison_text(r.published);
   return out;
 }
 

@@ -50,6 +50,41 @@ struct SiteResult {
   std::vector<std::pair<int64_t, double>> power_trace;  // (time, IT watts) at every change, when sampled
 };
 
+// The run set next to the published figures its scenario declares (never fitted to them).
+struct FigureComparison {
+  std::string id, metric, relation, source, note;
+  double published = 0, tolerance = 0, simulated = 0;
+  bool consistent = false;  // the simulated value satisfies the published relation
+};
+// Interruptions of one failure class: what the run counted against what the source observed, scaled to the
+// job's units and wall time (for a scenario that replays its source, the observed count itself).
+struct CauseComparison {
+  std::string cause, category;
+  uint64_t simulated = 0, observed_count = 0;
+  double expected = 0;  // observed rate x the job's units x the job's wall time
+};
+struct PublishedComparison {
+  std::vector<FigureComparison> figures;
+  std::vector<CauseComparison> causes;
+  bool empty() const { return figures.empty(); }
+};
+
+// One entry of the per-event timeline (recorded only when asked for): a job phase change, a failure, a
+// repair or a committed checkpoint.
+struct TimelineEvent {
+  int64_t t_ns = 0;
+  std::string kind;     // phase, failure, repair, checkpoint
+  std::string subject;  // the job, or the failure class
+  std::string detail;   // the new phase, the node hit, the checkpoint's step and kind
+};
+// A site's resources at a change: its IT power and where its nodes are.
+struct UtilisationSample {
+  int64_t t_ns = 0;
+  std::string site;
+  double it_w = 0;
+  uint32_t nodes_in_jobs = 0, nodes_spare = 0, nodes_down = 0;  // down: under repair or in an outage
+};
+
 struct SimResult {
   std::string scenario_id, scenario_hash, recovery_override;
   uint64_t seed = 0;
@@ -60,6 +95,9 @@ struct SimResult {
   uint64_t repairs = 0, straggler_episodes = 0;
   uint64_t events = 0, causality_violations = 0;
   double peak_it_w = 0;  // all sites together
+  PublishedComparison published;  // filled when the scenario declares published figures
+  std::vector<TimelineEvent> timeline;          // with SimOptions::timeline
+  std::vector<UtilisationSample> utilisation;   // with SimOptions::timeline
 
   bool work_conserved() const;
   bool time_partitioned() const;  // each job's time buckets add up to its wall time exactly

@@ -39,7 +39,15 @@ const char* cadence_name(Cadence c) {
   return "?";
 }
 
-const char* unit_name(FailureUnit u) { return u == FailureUnit::gpu ? "gpu" : u == FailureUnit::node ? "node" : "job"; }
+const char* unit_name(FailureUnit u) {
+  switch (u) {
+    case FailureUnit::gpu: return "gpu";
+    case FailureUnit::node: return "node";
+    case FailureUnit::domain: return "domain";
+    case FailureUnit::job: return "job";
+  }
+  return "job";
+}
 
 const char* timed_name(TimedKind k) {
   switch (k) {
@@ -155,6 +163,16 @@ void Scenario::finalize() {
     check(f.rate_per_unit_s >= 0, "failure class '" + f.id + "' has a negative rate");
     check(!f.removes_node || (f.repair.median > 0 && f.repair.sigma >= 0), "failure class '" + f.id + "' needs a repair time");
     check(f.unit != FailureUnit::job || !f.removes_node, "failure class '" + f.id + "': a job-level fault cannot remove a node");
+    check(f.unit != FailureUnit::domain || f.domain_nodes >= 1, "failure class '" + f.id + "': a domain needs domain_nodes >= 1");
+    check(f.detection_s.value_or(0) >= 0 && f.diagnosis_s.value_or(0) >= 0,
+          "failure class '" + f.id + "': detection and diagnosis times must be >= 0");
+  }
+  for (const auto& p : published) {
+    static const std::set<std::string> metrics = {"ettr", "unexpected_interruptions", "planned_interruptions", "job_mtbf_h"};
+    check(metrics.count(p.metric) > 0, "published figure '" + p.id + "': metric must be ettr, unexpected_interruptions, planned_interruptions or job_mtbf_h");
+    check(p.relation == "gt" || p.relation == "lt" || p.relation == "about",
+          "published figure '" + p.id + "': relation must be gt, lt or about");
+    check(p.relation != "about" || p.tolerance > 0, "published figure '" + p.id + "': 'about' needs a tolerance > 0");
   }
   check(maintenance.rate_per_job_s >= 0 && maintenance.notice_ns >= 0, "maintenance rate and notice must be >= 0");
   check(maintenance.rate_per_job_s == 0 || maintenance.duration.median > 0, "maintenance needs a duration");
@@ -219,10 +237,16 @@ Json Scenario::to_json() const {
                          {"trace_phases", job.trace_phases}, {"policy", policy}, {"model", job.model}});
   }
   j["failures"] = Json::array();
-  for (const auto& f : failures)
-    j["failures"].push_back({{"id", f.id}, {"category", f.category}, {"unit", unit_name(f.unit)},
-                             {"rate_per_unit_s", f.rate_per_unit_s}, {"removes_node", f.removes_node},
-                             {"repair_median_s", f.repair.median}, {"repair_sigma", f.repair.sigma}});
+  for (const auto& f : failures) {
+    Json fj = {{"id", f.id}, {"category", f.category}, {"unit", unit_name(f.unit)},
+               {"rate_per_unit_s", f.rate_per_unit_s}, {"removes_node", f.removes_node},
+               {"repair_median_s", f.repair.median}, {"repair_sigma", f.repair.sigma}};
+    // Keys added after v1 appear only when used, so the hash of a scenario without them is unchanged.
+    if (f.unit == FailureUnit::domain) fj["domain_nodes"] = f.domain_nodes;
+    if (f.detection_s) fj["detection_s"] = *f.detection_s;
+    if (f.diagnosis_s) fj["diagnosis_s"] = *f.diagnosis_s;
+    j["failures"].push_back(fj);
+  }
   j["maintenance"] = {{"rate_per_job_s", maintenance.rate_per_job_s}, {"notice_ns", maintenance.notice_ns},
                       {"duration_median_s", maintenance.duration.median}, {"duration_sigma", maintenance.duration.sigma}};
   j["stragglers"] = {{"static_sigma", stragglers.static_sigma}, {"transient_rate_per_node_s", stragglers.transient_rate_per_node_s},
@@ -233,6 +257,12 @@ Json Scenario::to_json() const {
   for (const auto& e : events)
     j["events"].push_back({{"kind", timed_name(e.kind)}, {"id", e.id}, {"site", e.site}, {"job", e.job}, {"cause", e.cause},
                            {"start_ns", e.start_ns}, {"end_ns", e.end_ns}, {"notice_ns", e.notice_ns}, {"limit_w", e.limit_w}});
+  if (!published.empty()) {
+    j["published"] = Json::array();
+    for (const auto& p : published)
+      j["published"].push_back({{"id", p.id}, {"metric", p.metric}, {"relation", p.relation}, {"value", p.value},
+                                {"tolerance", p.tolerance}, {"source", p.source}});
+  }
   return j;
 }
 

@@ -110,14 +110,32 @@ struct JobSpec {
   WorkloadInputs workload;              // resolved from the top level and `model`
 };
 
-enum class FailureUnit { gpu, node, job };
+// gpu, node and job are single units; a domain is `domain_nodes` consecutive nodes of one site that fail
+// together (a rack, a PDU, a leaf switch): one failure takes every node of the domain.
+enum class FailureUnit { gpu, node, domain, job };
 
 struct FailureClass {
   std::string id, category;
   FailureUnit unit = FailureUnit::gpu;
+  uint32_t domain_nodes = 0;   // domain classes: nodes per failure domain
   double rate_per_unit_s = 0;  // derived from the observed count, window and fleet size
   bool removes_node = true;    // hardware faults take the node away for repair; software faults do not
   Lognormal repair;
+  // How this class surfaces: time until the job notices (an error exit within seconds, or a hang that waits
+  // for a collective timeout) and time to localise the culprit before the relaunch. Unset: the job's
+  // training.failure_detection_time applies, with no separate diagnosis.
+  std::optional<double> detection_s, diagnosis_s;
+  // What the source observed, kept to set the simulated counts next to the published ones.
+  uint64_t observed_count = 0, observed_units = 0;
+  double observed_window_s = 0;
+};
+
+// A published figure a scenario is compared with (never fitted to): the simulation's value is reported next
+// to it with the gap. Metrics: ettr, unexpected_interruptions, planned_interruptions, job_mtbf_h.
+struct PublishedFigure {
+  std::string id, metric, relation;  // relation: gt, lt or about (within `tolerance`, relative)
+  double value = 0, tolerance = 0;
+  std::string source, note;
 };
 
 struct MaintenanceSpec {
@@ -158,6 +176,7 @@ struct Scenario {
   MaintenanceSpec maintenance;
   StragglerSpec stragglers;
   std::vector<TimedEvent> events;
+  std::vector<PublishedFigure> published;
   int64_t power_sample_ns = 0;  // > 0: record the IT power of each site for waveform analysis
 
   // Cross-checks references and ranges and resolves every job's and site's inputs. Throws

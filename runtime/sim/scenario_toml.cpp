@@ -275,7 +275,7 @@ Scenario parse_scenario_toml(const std::string& text, const gs::UnitTable& units
   Scenario sc;
   Reader r(units, sc, origin);
   r.expect_keys(root, {"schema", "id", "description", "seed", "horizon", "power_sample", "sources", "model", "site",
-                       "storage", "link", "job", "failure", "maintenance", "stragglers", "event"}, "scenario");
+                       "storage", "link", "job", "failure", "maintenance", "stragglers", "event", "published"}, "scenario");
   if (r.text(root, "schema", "scenario") != kSchema) r.problem("scenario", fmt::format("schema must be \"{}\"", kSchema));
   sc.id = r.text(root, "id", "scenario");
   sc.description = r.text(root, "description", "scenario", false);
@@ -367,7 +367,7 @@ Scenario parse_scenario_toml(const std::string& text, const gs::UnitTable& units
     sc.jobs.push_back(j);
   });
   each_table(root, "failure", r, [&](const toml::table& t, const std::string& path) {
-    r.expect_keys(t, {"id", "category", "unit", "removes_node", "observed", "repair"}, path);
+    r.expect_keys(t, {"id", "category", "unit", "domain_nodes", "removes_node", "observed", "repair", "detection", "diagnosis"}, path);
     FailureClass f;
     f.id = r.text(t, "id", path);
     std::string p = "failure." + f.id;
@@ -376,7 +376,12 @@ Scenario parse_scenario_toml(const std::string& text, const gs::UnitTable& units
     if (unit == "gpu") f.unit = FailureUnit::gpu;
     else if (unit == "node") f.unit = FailureUnit::node;
     else if (unit == "job") f.unit = FailureUnit::job;
-    else r.problem(p, "unit must be gpu, node or job");
+    else if (unit == "domain") f.unit = FailureUnit::domain;
+    else r.problem(p, "unit must be gpu, node, domain or job");
+    if (f.unit == FailureUnit::domain) f.domain_nodes = static_cast<uint32_t>(r.integer(t, "domain_nodes", p, 0, true));
+    else if (t.get("domain_nodes")) r.problem(p, "domain_nodes applies only to unit = \"domain\"");
+    f.detection_s = r.sourced(t.get("detection"), "s", p + ".detection");
+    f.diagnosis_s = r.sourced(t.get("diagnosis"), "s", p + ".diagnosis");
     f.removes_node = t.get("removes_node") ? t.get("removes_node")->value_or(true) : f.unit != FailureUnit::job;
     // A rate is never typed in: it is derived from what a source observed, count / (window x fleet size).
     if (const toml::table* obs = table_at(t, "observed")) {
@@ -388,7 +393,12 @@ Scenario parse_scenario_toml(const std::string& text, const gs::UnitTable& units
       std::string note = obs->get("note") ? obs->get("note")->value_or(std::string()) : "";
       r.check_source(source, note, p + ".observed");
       if (count < 0 || units_n <= 0 || window_s <= 0) r.problem(p + ".observed", "count >= 0, units > 0 and a positive window are needed");
-      else f.rate_per_unit_s = double(count) / (window_s * double(units_n));
+      else {
+        f.rate_per_unit_s = double(count) / (window_s * double(units_n));
+        f.observed_count = static_cast<uint64_t>(count);
+        f.observed_units = static_cast<uint64_t>(units_n);
+        f.observed_window_s = window_s;
+      }
       sc.provenance.push_back({p + ".observed", fmt::format("{} in {} s over {} {}", count, window_s, units_n, unit),
                                f.rate_per_unit_s, "1/s per " + unit, source, note});
     } else {
@@ -440,6 +450,21 @@ Scenario parse_scenario_toml(const std::string& text, const gs::UnitTable& units
     e.notice_ns = static_cast<int64_t>(r.duration_ns(t.get("notice"), path + ".notice"));
     if (const toml::node* lim = t.get("limit")) e.limit_w = r.convert(*lim, "W", path + ".limit").value_or(0);
     sc.events.push_back(e);
+  });
+  each_table(root, "published", r, [&](const toml::table& t, const std::string& path) {
+    r.expect_keys(t, {"id", "metric", "relation", "value", "tolerance", "source", "note"}, path);
+    PublishedFigure f;
+    f.id = r.text(t, "id", path);
+    f.metric = r.text(t, "metric", path);
+    f.relation = r.text(t, "relation", path);
+    f.value = t.get("value") ? t.get("value")->value_or(std::nan("")) : std::nan("");
+    if (!std::isfinite(f.value)) r.problem(path, "value must be a number");
+    f.tolerance = t.get("tolerance") ? t.get("tolerance")->value_or(-1.0) : 0.0;
+    f.source = r.text(t, "source", path);
+    f.note = t.get("note") ? t.get("note")->value_or(std::string()) : "";
+    if (f.source == "assumption") r.problem(path, "a published figure needs a declared source, not an assumption");
+    else r.check_source(f.source, f.note, path);
+    sc.published.push_back(f);
   });
   if (!r.problems.empty()) throw std::invalid_argument(fmt::format("{}: {}", origin, fmt::join(r.problems, "; ")));
   try {
