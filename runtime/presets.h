@@ -52,6 +52,7 @@ class PresetLibrary {
   // Parses TOML text (for tests and the fuzzer); `path` is used in messages and to find `extends`.
   Preset parse(const std::string& text, const std::string& path) const;
   std::vector<std::string> names() const;  // presets in the directory, sorted
+  const std::string& dir() const { return dir_; }
 
  private:
   Preset load_layered(const std::string& name_or_path, const std::string& base_dir, std::vector<std::string>& stack) const;

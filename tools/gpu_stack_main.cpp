@@ -445,14 +445,17 @@ int main(int argc, char** argv) {
   gs::validate::ValidateOptions validate_opt;
   double max_median_ape = -1;
   auto* validate = app.add_subcommand("validate", "Predict published training runs (a CSV like data/runs/calibration-runs.csv) and report the errors");
-  validate->add_option("--runs", validate_opt.runs_path, "CSV of published runs")->required();
+  validate->add_option("--runs", validate_opt.runs_paths, "CSVs of published runs (default: data/runs/calibration-runs.csv and calibration-supplement.csv)");
+  validate->add_option("--cross-validate", validate_opt.cross_validate, "'family': fit on every source family but one, predict the one left out, for each in turn")
+      ->check(CLI::IsMember({"family"}));
+  validate->add_flag("!--no-search", validate_opt.search, "keep the defaults (micro-batch 1, no interleaving, no recomputation) for unstated settings");
   validate->add_option("--max-median-ape", max_median_ape, "exit 1 when the tier-A throughput median APE (percent) exceeds this")
       ->check(CLI::NonNegativeNumber);
   add_common(validate, common);
 
   gs::validate::CalibrateOptions calibrate_opt;
   auto* calibrate = app.add_subcommand("calibrate", "Fit the shared efficiency parameters to the tier-A throughput of published runs");
-  calibrate->add_option("--runs", calibrate_opt.runs_path, "CSV of published runs")->required();
+  calibrate->add_option("--runs", calibrate_opt.runs_paths, "CSVs of published runs (default: data/runs/calibration-runs.csv and calibration-supplement.csv)");
   calibrate->add_option("--out", calibrate_opt.out_path, "preset file to write (e.g. presets/calibration/fitted.toml); default: print it");
   calibrate->add_option("--param", calibrate_opt.params, "variable to fit (repeatable; default: the documented shared set)")->allow_extra_args(false);
   add_common(calibrate, common);
