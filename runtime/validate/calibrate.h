@@ -69,8 +69,8 @@ struct FitValues {
 FitValues fit_values(const Engine& engine, const std::vector<FitUse>& uses, const std::vector<FitParameter>& params);
 
 // Uncertainty of a fit: the residual scatter sigma of ln(predicted / reported) over the rows (n - k
-// degrees of freedom) and the parameters' covariance sigma^2 (J^T J)^-1 in the fit's free space (J: the
-// gradient of ln(prediction) per row).
+// degrees of freedom) and the parameters' covariance (J^T J / sigma^2 + I)^-1 in the fit's free space (J:
+// the gradient of ln(prediction) per row; a unit prior per free coordinate bounds what no row constrains).
 struct FitUncertainty {
   std::vector<FitParameter> parameters;
   std::vector<double> values;

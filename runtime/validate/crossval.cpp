@@ -1,6 +1,7 @@
 #include "runtime/validate/crossval.h"
 
 #include <algorithm>
+#include <deque>
 #include <cmath>
 #include <iomanip>
 #include <map>
@@ -83,22 +84,27 @@ CrossValidation cross_validate_families(const Registry& reg, const PresetLibrary
   const std::vector<uint32_t> vary = fit_variables(reg, params);
   Engine engine(reg, lib);
   const std::vector<std::string> extra = {M.target("tokens_per_s"), M.target("model_flops_per_gpu"), M.target("peak_flops")};
-  std::vector<Prepared> prepared;
-  prepared.reserve(rows.size());
+  std::deque<Prepared> prepared;
   std::vector<double> starts;
   for (const auto& p : params) starts.push_back(p.start);
   for (const auto& r : rows) {
     RowScenario s = scenario_for_fit(reg, lib, engine, r, params);
-    Prepared p;
+    prepared.emplace_back();
+    Prepared& p = prepared.back();
     p.row = engine.prepare(s, vary, extra);
-    if (!p.row.ok() || !p.row.scenario.primary) continue;
-    p.use = *fit_use(p.row);
+    if (!p.row.ok() || !p.row.scenario.primary) {
+      prepared.pop_back();
+      continue;
+    }
+    p.use = *fit_use(p.row);  // points into the deque, which never moves its elements
     // The rule's prediction over the model's is peak / model FLOP/s per GPU, whatever the parameters.
     std::vector<double> out = engine.evaluate(p.row, &starts);
     const double model_unit = out[p.use.out] * p.use.factor, flops = out[p.row.extra_out[1]], peak = out[p.row.extra_out[2]];
-    if (!(model_unit > 0) || !(flops > 0) || !(peak > 0)) continue;
+    if (!(model_unit > 0) || !(flops > 0) || !(peak > 0)) {
+      prepared.pop_back();
+      continue;
+    }
     p.baseline_unit = model_unit * peak / flops;
-    prepared.push_back(std::move(p));
   }
   // Spread over unstated settings, as a factor on the prediction (from the search at the starts).
   for (auto& p : prepared) {

@@ -71,8 +71,23 @@ std::optional<std::string> hardware_preset_for(const PresetLibrary& lib, const s
   return match_hardware(mapping_table(lib.dir()), hardware_text);
 }
 
-RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow& row) {
+RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow& stated) {
   const MappingTable& M = mapping_table(lib.dir());
+  // Cells the row leaves empty that its named model's configuration states.
+  RunRow row = stated;
+  std::vector<std::string> facts;
+  const std::string family = normalise_hardware_name(stated.get("model_family")), model_name = normalise_hardware_name(stated.get("model"));
+  auto all_in = [](const std::vector<std::string>& want, const std::string& text) {
+    return std::all_of(want.begin(), want.end(), [&](const std::string& x) { return text.find(x) != std::string::npos; });
+  };
+  for (const auto& f : M.model_facts) {
+    if (family.empty() || !all_in(f.family, family) || !all_in(f.model, model_name)) continue;
+    for (const auto& [col, v] : f.cells)
+      if (!row.has(col)) {
+        row.cells[col] = v;
+        facts.push_back(col + " not given: " + v + " from " + f.source);
+      }
+  }
   auto V = [&](const char* role) -> const std::string& { return M.var(role); };
   RowScenario s;
   s.id = row.id();
@@ -197,7 +212,10 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
   if (auto problem = preset_problem(lib, *hw); !problem.empty())
     return fail(problem == "missing" ? "hardware '" + row.get("hardware") + "' maps to preset " + *hw + ", which does not exist yet"
                                      : "hardware preset " + *hw + " does not load: " + problem);
-  const std::string prec_text = lower(row.get("precision"));
+  // "bf16 (no float8)" names a format only to exclude it: drop negated mentions before matching.
+  std::string prec_text = lower(row.get("precision"));
+  for (const char* neg : {"no float8", "no fp8", "without fp8", "without float8"})
+    for (size_t at; (at = prec_text.find(neg)) != std::string::npos;) prec_text.erase(at, std::string(neg).size());
   Precision prec;
   if (prec_text.find("fp4") != std::string::npos) prec = Precision::NVFP4;
   else if (prec_text.find("fp8") != std::string::npos || prec_text.find("float8") != std::string::npos)
@@ -289,6 +307,7 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
   if (vp_c && *vp_c > 1) {
     s.assign[V("vp")] = *vp_c;
     s.variants[M.variant("pipeline_schedule")] = M.variant("interleaved");
+    s.variants[M.variant("pipeline_in_flight")] = M.variant("interleaved");
   }
   // Megatron's rank order puts tensor, then context, then data parallel ranks next to each other, so a
   // pipeline neighbour is tp x cp x dp ranks away.
@@ -375,6 +394,10 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
     s.unstated["recompute"] = s.assumptions.back();
   }
   s.assign[V("recompute")] = recompute;
+  // The memory the layout needs follows the recompute mode (the time follows the fraction above).
+  const std::string memory_mode = recompute >= 1 ? "recompute_full" : rc.rfind("selective", 0) == 0 ? "recompute_selective" : "recompute_none";
+  s.variants[M.variant("activation_values")] = M.variant(memory_mode);
+  s.variants[M.variant("score_values")] = M.variant(memory_mode);
   const std::string fw = lower(row.get("framework"));
   const bool flash_named = fw.find("flash") != std::string::npos || fw.find("xformers") != std::string::npos ||
                            fw.find("efficient") != std::string::npos;
@@ -449,6 +472,7 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
     return fail("unreadable numbers: " + list);
   }
   s.assumptions.insert(s.assumptions.end(), c.readings.begin(), c.readings.end());
+  s.assumptions.insert(s.assumptions.end(), facts.begin(), facts.end());
   return s;
 }
 

@@ -78,10 +78,10 @@ MappingTable parse_mapping_table(const std::string& text, const std::string& pat
     throw MappingError(where(path, e.source()) + ": malformed TOML: " + std::string(e.description()));
   }
   static const std::vector<std::string> kKeys = {"default_runs", "presets", "variables", "constants", "variants", "precision",
-                                                 "targets",      "breakdown", "hardware", "unstated", "fit"};
+                                                 "targets",      "breakdown", "hardware", "unstated", "fit", "model_facts"};
   for (const auto& [key, node] : doc)
     if (std::find(kKeys.begin(), kKeys.end(), key.str()) == kKeys.end())
-      throw MappingError(where(path, key.source()) + ": unknown key '" + std::string(key.str()) + "' (expected one of default_runs, presets, variables, constants, variants, precision, targets, breakdown, hardware, unstated, fit)");
+      throw MappingError(where(path, key.source()) + ": unknown key '" + std::string(key.str()) + "' (expected one of default_runs, presets, variables, constants, variants, precision, targets, breakdown, hardware, unstated, fit, model_facts)");
   MappingTable t;
   t.path = path;
   t.default_runs = texts_of(path, doc.get("default_runs"), "default_runs");
@@ -137,6 +137,24 @@ MappingTable parse_mapping_table(const std::string& text, const std::string& pat
       if (const toml::node* w = r.get("why")) f.why = text_of(path, *w, "why");
       if (f.share ? !(f.start > 0 && f.start < 1) : !(f.start > 0)) fail(path, n, "the start of " + f.name + " must be " + (f.share ? "in (0, 1)" : "positive"));
       t.fit.push_back(std::move(f));
+    }
+  }
+  if (const toml::node* facts = doc.get("model_facts")) {
+    if (!facts->is_array_of_tables()) fail(path, *facts, "'model_facts' must be an array of tables ([[model_facts]])");
+    for (const auto& n : *facts->as_array()) {
+      const toml::table& r = *n.as_table();
+      ModelFact f;
+      f.family = texts_of(path, r.get("family"), "family");
+      f.model = texts_of(path, r.get("model"), "model");
+      for (auto& x : f.family) x = normalise_hardware_name(x);
+      for (auto& x : f.model) x = normalise_hardware_name(x);
+      const toml::node* cells = r.get("cells");
+      if (f.family.empty() || !cells || !cells->is_table()) fail(path, n, "a [[model_facts]] entry needs 'family' and a 'cells' table");
+      for (const auto& [k, v] : *cells->as_table()) f.cells[std::string(k.str())] = text_of(path, v, "cells." + std::string(k.str()));
+      const toml::node* src = r.get("source");
+      if (!src) fail(path, n, "a [[model_facts]] entry needs a source");
+      f.source = text_of(path, *src, "source");
+      t.model_facts.push_back(std::move(f));
     }
   }
   return t;

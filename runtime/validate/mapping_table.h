@@ -24,6 +24,14 @@ struct FitParameterSpec {
   std::string why;
 };
 
+// Cells a named model's published configuration states (see [[model_facts]] in mapping.toml).
+struct ModelFact {
+  std::vector<std::string> family;           // normalised strings that must all appear in the `model_family` column
+  std::vector<std::string> model;            // ... and in the `model` column
+  std::map<std::string, std::string> cells;  // column -> value
+  std::string source;
+};
+
 struct MappingTable {
   std::string path;                                // where it was read
   std::vector<std::string> default_runs;           // relative to the data folder
@@ -38,6 +46,7 @@ struct MappingTable {
   std::map<std::string, std::vector<double>> unstated;  // knob -> candidate values
   double near_best_pct = 5;
   std::vector<FitParameterSpec> fit;               // calibrate's default parameters
+  std::vector<ModelFact> model_facts;
 
   // Each throws MappingError naming the file and the missing key.
   const std::string& var(const std::string& role) const;

@@ -72,9 +72,11 @@ RowScenario with_knobs(const PresetLibrary& lib, const RowScenario& s, const std
         return out;
       }
       out.assign[M.var("vp")] = v;
-      if (v > 1) out.variants[M.variant("pipeline_schedule")] = M.variant("interleaved");
+      if (v > 1)
+        for (const char* sel : {"pipeline_schedule", "pipeline_in_flight"}) out.variants[M.variant(sel)] = M.variant("interleaved");
     } else if (knob == "recompute") {
       out.assign[M.var("recompute")] = v;
+      for (const char* sel : {"activation_values", "score_values"}) out.variants[M.variant(sel)] = M.variant(v >= 1 ? "recompute_full" : "recompute_none");
     } else {
       *why = "unknown knob '" + knob + "'";
       return out;
