@@ -327,6 +327,9 @@ std::string fitted_preset_text(const Registry& reg, const FitResult& fit, const 
      << "  " << q("Method: Nelder-Mead over the parameters below (logit of each share, log of each positive value) from the documented start and 16 Halton points around it, then a polish from the best; " + std::to_string(fit.evaluations) + " evaluations of the JIT-compiled cones. Deterministic.") << ",\n"
      << "  " << q("Objective: mean |ln(predicted / reported)| over the rows; " + num17(fit.objective_start) + " at the start, " + num17(fit.objective) + " at the fit.") << ",\n"
      << "  " << q("Fit quality: median APE " + num17(median(apes)) + "%, mean APE " + num17(mean(apes)) + "% over the rows used.") << ",\n";
+  std::string ids;
+  for (const auto& r : fit.rows) ids += (ids.empty() ? "" : ", ") + r.id;
+  os << "  " << q("Rows used: " + ids + ".") << ",\n";
   for (const auto& [g, v] : groups)
     os << "  " << q("Group " + g + ": n " + std::to_string(v.size()) + ", median APE " + num17(median(v)) + "%, mean APE " + num17(mean(v)) + "%.") << ",\n";
   os << "]\n\n[assign]\n";
@@ -357,7 +360,9 @@ int calibrate_command(const Registry& reg, const PresetLibrary& lib, const Calib
     }
     for (auto& r : part) r.file = path;
     rows.insert(rows.end(), part.begin(), part.end());
-    runs_label += (runs_label.empty() ? "" : " + ") + path;
+    // Provenance names the published file the way a clone has it (data/runs/...), not this machine's path.
+    const size_t at = path.rfind("data/runs/");
+    runs_label += (runs_label.empty() ? "" : " + ") + (at == std::string::npos ? path : path.substr(at));
     hashes += (hashes.empty() ? "" : ", ") + sha256_hex(text.data(), text.size());
   }
   FitResult fit = calibrate(reg, lib, rows, opt.params.empty() ? default_fit_parameters(reg, lib) : fit_parameters(reg, lib, opt.params));
