@@ -255,20 +255,21 @@ std::vector<uint32_t> fit_variables(const Registry& reg, const std::vector<FitPa
   return vary;
 }
 
-RowScenario scenario_for_fit(const Registry& reg, const PresetLibrary& lib, Engine& engine, const RunRow& r, const std::vector<FitParameter>& params) {
-  RowScenario s = map_row(reg, lib, r);
-  if (!s.unbuildable.empty() || s.unstated.empty()) return s;
+SearchChoice scenario_for_fit(const Registry& reg, const PresetLibrary& lib, Engine& engine, const RunRow& r, const std::vector<FitParameter>& params) {
+  SearchChoice out;
+  out.scenario = map_row(reg, lib, r);
+  if (!out.scenario.unbuildable.empty() || out.scenario.unstated.empty()) return out;
   // Unstated settings are chosen with the parameters at their documented starts, not at any fitted
   // value, so the choice does not depend on the rows a fit is later tested on.
-  RowScenario probe = s;
+  RowScenario probe = out.scenario;
   for (const auto& p : params) probe.assign[p.name] = p.start;
   SearchChoice c = choose_unstated(lib, probe, [&](const SearchProblem& q) { return exhaustive_search(engine, lib, q); });
-  if (!c.searched) return s;
+  if (!c.searched) return out;
   for (const auto& p : params) {
-    if (s.assign.count(p.name)) c.scenario.assign[p.name] = s.assign.at(p.name);
+    if (out.scenario.assign.count(p.name)) c.scenario.assign[p.name] = out.scenario.assign.at(p.name);
     else c.scenario.assign.erase(p.name);
   }
-  return c.scenario;
+  return c;
 }
 
 FitResult calibrate(const Registry& reg, const PresetLibrary& lib, const std::vector<RunRow>& rows, const std::vector<FitParameter>& params) {
@@ -280,7 +281,7 @@ FitResult calibrate(const Registry& reg, const PresetLibrary& lib, const std::ve
   prepared.reserve(rows.size());
   for (const auto& r : rows) {
     if (r.get("tier") != "A") continue;
-    PreparedRow p = engine.prepare(scenario_for_fit(reg, lib, engine, r, params), vary);
+    PreparedRow p = engine.prepare(scenario_for_fit(reg, lib, engine, r, params).scenario, vary);
     if (!p.ok()) {
       fit.skipped.push_back(p.scenario.id + ": " + p.error);
       continue;

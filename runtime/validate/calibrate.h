@@ -14,6 +14,7 @@
 #include "runtime/registry.h"
 #include "runtime/validate/engine.h"
 #include "runtime/validate/runs.h"
+#include "runtime/validate/search.h"
 
 namespace gs::validate {
 
@@ -84,9 +85,10 @@ FitUncertainty fit_uncertainty(const Engine& engine, const std::vector<FitUse>& 
 double prediction_log_sd(const Engine& engine, const FitUse& use, const FitUncertainty& u);
 
 std::vector<uint32_t> fit_variables(const Registry& reg, const std::vector<FitParameter>& params);
-// The row's scenario for fitting: mapped, with unstated settings chosen by the exhaustive search with the
-// parameters at their documented starts (so the choice does not depend on fitted values).
-RowScenario scenario_for_fit(const Registry& reg, const PresetLibrary& lib, Engine& engine, const RunRow& r, const std::vector<FitParameter>& params);
+// The row's scenario for fitting, with the near-best spread: mapped, with unstated settings chosen by the
+// exhaustive search with the parameters at their documented starts (so the choice does not depend on
+// fitted values).
+SearchChoice scenario_for_fit(const Registry& reg, const PresetLibrary& lib, Engine& engine, const RunRow& r, const std::vector<FitParameter>& params);
 
 FitResult calibrate(const Registry& reg, const PresetLibrary& lib, const std::vector<RunRow>& rows,
                     const std::vector<FitParameter>& params);

@@ -88,10 +88,11 @@ CrossValidation cross_validate_families(const Registry& reg, const PresetLibrary
   std::vector<double> starts;
   for (const auto& p : params) starts.push_back(p.start);
   for (const auto& r : rows) {
-    RowScenario s = scenario_for_fit(reg, lib, engine, r, params);
+    SearchChoice s = scenario_for_fit(reg, lib, engine, r, params);
     prepared.emplace_back();
     Prepared& p = prepared.back();
-    p.row = engine.prepare(s, vary, extra);
+    p.row = engine.prepare(s.scenario, vary, extra);
+    p.spread_lo = s.spread_lo, p.spread_hi = s.spread_hi;
     if (!p.row.ok() || !p.row.scenario.primary) {
       prepared.pop_back();
       continue;
@@ -105,14 +106,6 @@ CrossValidation cross_validate_families(const Registry& reg, const PresetLibrary
       continue;
     }
     p.baseline_unit = model_unit * peak / flops;
-  }
-  // Spread over unstated settings, as a factor on the prediction (from the search at the starts).
-  for (auto& p : prepared) {
-    RowScenario probe = map_row(reg, lib, *std::find_if(rows.begin(), rows.end(), [&](const RunRow& r) { return r.id() == p.row.scenario.id; }));
-    if (probe.unstated.empty()) continue;
-    for (const auto& q : params) probe.assign[q.name] = q.start;
-    SearchChoice c = choose_unstated(lib, probe, [&](const SearchProblem& q) { return exhaustive_search(engine, lib, q); });
-    p.spread_lo = c.spread_lo, p.spread_hi = c.spread_hi;
   }
   cv.rows_built = prepared.size();
   std::vector<std::string> families;
