@@ -60,6 +60,15 @@ const typename Map::mapped_type& lookup(const Map& m, const std::string& key, co
   return it->second;
 }
 
+void reject_unknown(const std::string& path, const toml::table& t, const std::vector<std::string>& keys, const std::string& what) {
+  for (const auto& [k, v] : t)
+    if (std::find(keys.begin(), keys.end(), std::string(k.str())) == keys.end()) {
+      std::string list;
+      for (const auto& x : keys) list += (list.empty() ? "" : ", ") + x;
+      throw MappingError(where(path, k.source()) + ": unknown key '" + std::string(k.str()) + "' in a " + what + " entry (" + list + ")");
+    }
+}
+
 }  // namespace
 
 const std::string& MappingTable::var(const std::string& role) const { return lookup(variables, role, path, "variables"); }
@@ -112,8 +121,7 @@ MappingTable parse_mapping_table(const std::string& text, const std::string& pat
     rule.preset = text_of(path, *p, "preset");
     rule.all = texts_of(path, r.get("all"), "all");
     rule.none = texts_of(path, r.get("none"), "none");
-    for (const auto& [k, v] : r)
-      if (k.str() != "preset" && k.str() != "all" && k.str() != "none") fail(path, v, "unknown key '" + std::string(k.str()) + "' in a [[hardware]] rule (preset, all, none)");
+    reject_unknown(path, r, {"preset", "all", "none"}, "[[hardware]]");
     if (rule.all.empty()) fail(path, n, "a [[hardware]] rule needs at least one string in 'all'");
     for (auto& s : rule.all) s = normalise_hardware_name(s);
     for (auto& s : rule.none) s = normalise_hardware_name(s);
@@ -124,6 +132,7 @@ MappingTable parse_mapping_table(const std::string& text, const std::string& pat
     for (const auto& n : *fit->as_array()) {
       const toml::table& r = *n.as_table();
       FitParameterSpec f;
+      reject_unknown(path, r, {"name", "share", "start", "why"}, "[[fit]]");
       const toml::node* name = r.get("name");
       if (!name) fail(path, n, "a [[fit]] entry needs a name");
       f.name = text_of(path, *name, "name");
@@ -144,6 +153,7 @@ MappingTable parse_mapping_table(const std::string& text, const std::string& pat
     for (const auto& n : *facts->as_array()) {
       const toml::table& r = *n.as_table();
       ModelFact f;
+      reject_unknown(path, r, {"family", "model", "cells", "source"}, "[[model_facts]]");
       f.family = texts_of(path, r.get("family"), "family");
       f.model = texts_of(path, r.get("model"), "model");
       for (auto& x : f.family) x = normalise_hardware_name(x);

@@ -106,6 +106,10 @@ TEST_CASE("mapping table: the shipped file names model variables only in data, a
   CHECK(*match_hardware(local, "Acme x9 (liquid)") == "validate/hardware/x9");
   CHECK_THROWS_WITH_AS(parse_mapping_table("[presets\n", "m.toml"), doctest::Contains("m.toml:1:"), MappingError);
   CHECK_THROWS_WITH_AS(parse_mapping_table("colour = 1\n", "m.toml"), doctest::Contains("m.toml:1:1: unknown key 'colour'"), MappingError);
+  CHECK_THROWS_WITH_AS(parse_mapping_table("[presets]\n[variables]\n[constants]\n[variants]\n[precision]\n[targets]\n[breakdown]\n"
+                                           "[unstated]\n[[hardware]]\npreset = \"p\"\nall = [\"x\"]\ncolour = 1\n",
+                                           "m.toml"),
+                       doctest::Contains("m.toml:12:1: unknown key 'colour' in a [[hardware]] entry"), MappingError);
   CHECK_THROWS_WITH_AS(local.var("layers"), doctest::Contains("[variables] has no entry 'layers'"), MappingError);
 }
 
