@@ -9,8 +9,8 @@
 //   gpu-stack verify [--profile fast|full]
 //   gpu-stack scenario-audit [--preset P]... [--target [LABEL=]NAME]... [--missing-families] [--fail-on-issues]
 //   gpu-stack next-work [--preset P] [--target NAME]... [--runs FILE.csv] [--limit N]
-//   gpu-stack validate --runs FILE.csv [--max-median-ape PCT]
-//   gpu-stack calibrate --runs FILE.csv [--out presets/calibration/fitted.toml]
+//   gpu-stack validate [--runs FILE.csv...] [--max-median-ape PCT] [--no-search] [--cross-validate family]
+//   gpu-stack calibrate [--runs FILE.csv...] [--out presets/calibration/fitted.toml]
 // Every command takes --json and --image FILE. Exit status: 0 success, 1 findings (violated
 // constraints, with --fail-on-violated-constraints), 2 bad usage or bad input. This is the only
 // translation unit that includes CLI11.
