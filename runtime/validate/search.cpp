@@ -115,7 +115,9 @@ SearchResult exhaustive_search(Engine& engine, const PresetLibrary& lib, const S
     for (const auto& name : knob_vars) vary.push_back(lookup_variable(engine.registry(), name, "search knob"));
     for (const auto& name : knob_vars)
       if (!g.scenario.assign.count(name)) g.scenario.assign[name] = assigned(g.members.front().second, name, name == M.var("vp") ? 1 : 0);
-    PreparedRow row = engine.prepare(g.scenario, vary, tput.empty() ? memory : std::vector<std::string>{memory[0], memory[1], tput});
+    // Outputs beyond the row's own: the memory the layout needs, the capacity, and the objective. A
+    // scenario that cannot price its memory is still searched, without the memory check.
+    PreparedRow row = engine.prepare(g.scenario, vary, {memory[0], memory[1], tput});
     if (!row.ok()) {
       memory_ok = false;
       row = engine.prepare(g.scenario, vary, {tput});
