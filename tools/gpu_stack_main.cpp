@@ -9,9 +9,9 @@
 //   gpu-stack verify [--profile fast|full]
 //   gpu-stack scenario-audit [--preset P]... [--target [LABEL=]NAME]... [--missing-families] [--fail-on-issues]
 //   gpu-stack next-work [--preset P] [--target NAME]... [--runs FILE.csv] [--limit N]
-//   gpu-stack validate --runs FILE.csv [--max-median-ape PCT]
+//   gpu-stack validate [--runs FILE.csv...] [--max-median-ape PCT] [--no-search] [--cross-validate family]
 //   gpu-stack validate --serving [--runs data/serving/serving-runs.csv]
-//   gpu-stack calibrate [--runs FILE.csv] [--out presets/calibration/fitted.toml [--force]]
+//   gpu-stack calibrate [--runs FILE.csv...] [--out presets/calibration/fitted.toml [--force]]
 //   gpu-stack plan --preset P [--workload W] [--fix KNOB=VALUE]... [--objective NAME] [--top K]
 //   gpu-stack plan --serving --preset serving/P [--ttft-max T] [--tpot-max T] [--fix KNOB=VALUE]... [--top K]
 //   gpu-stack workloads | hardware          (the shipped zoo, with sources)
@@ -543,16 +543,19 @@ int main(int argc, char** argv) {
   double max_median_ape = -1;
   auto* validate = app.add_subcommand("validate", "Predict published training runs (a CSV like data/runs/calibration-runs.csv) and report the errors");
   bool validate_serving = false;
-  validate->add_option("--runs", validate_opt.runs_path, "CSV of published runs (with --serving default: data/serving/serving-runs.csv)");
+  validate->add_option("--runs", validate_opt.runs_paths, "CSVs of published runs (default: data/runs/calibration-runs.csv and calibration-supplement.csv; with --serving: data/serving/serving-runs.csv)");
   validate->add_flag("--serving", validate_serving,
                      "validate the serving model against published serving measurements (rows with a preset serving/validate/<id>)");
+  validate->add_option("--cross-validate", validate_opt.cross_validate, "'family': fit on every source family but one, predict the one left out, for each in turn")
+      ->check(CLI::IsMember({"family"}));
+  validate->add_flag("!--no-search", validate_opt.search, "keep the defaults (micro-batch 1, no interleaving, no recomputation) for unstated settings");
   validate->add_option("--max-median-ape", max_median_ape, "exit 1 when the tier-A throughput median APE (percent) exceeds this")
       ->check(CLI::NonNegativeNumber);
   add_common(validate, common);
 
   gs::validate::CalibrateOptions calibrate_opt;
   auto* calibrate = app.add_subcommand("calibrate", "Fit the shared efficiency parameters to the tier-A throughput of published runs");
-  calibrate->add_option("--runs", calibrate_opt.runs_path, "CSV of published runs (default: $GSTACK_RUNS, else data/runs/calibration-runs.csv)");
+  calibrate->add_option("--runs", calibrate_opt.runs_paths, "CSVs of published runs (default: data/runs/calibration-runs.csv and calibration-supplement.csv)");
   calibrate->add_option("--out", calibrate_opt.out_path, "preset file to write (e.g. presets/calibration/fitted.toml); default: print it");
   calibrate->add_flag("--force", calibrate_opt.force, "replace the --out file when it exists (refused otherwise)");
   calibrate->add_option("--param", calibrate_opt.params, "variable to fit (repeatable; default: the documented shared set)")->allow_extra_args(false);
@@ -668,15 +671,14 @@ int main(int argc, char** argv) {
     if (audit->parsed()) return run_scenario_audit(common, audit_req);
     if (work->parsed()) return run_next_work(common, work_req);
     if (validate->parsed()) {
-      if (validate_serving) return run_validate_serving(common, validate_opt.runs_path);
-      if (validate_opt.runs_path.empty()) throw UsageError("validate needs --runs FILE.csv (or --serving)");
+      if (validate_serving) {
+        if (validate_opt.runs_paths.size() > 1) throw UsageError("validate --serving reads one --runs table");
+        return run_validate_serving(common, validate_opt.runs_paths.empty() ? "" : validate_opt.runs_paths.front());
+      }
       if (max_median_ape >= 0) validate_opt.max_median_ape = max_median_ape;
       return run_validate(common, validate_opt);
     }
-    if (calibrate->parsed()) {
-      if (calibrate_opt.runs_path.empty()) calibrate_opt.runs_path = gs::site::default_runs_csv();
-      return run_calibrate(common, calibrate_opt);
-    }
+    if (calibrate->parsed()) return run_calibrate(common, calibrate_opt);
     if (plan->parsed()) {
       if (!plan_ttft_max.empty()) plan_req.limits["ttft_max"] = plan_ttft_max;
       if (!plan_tpot_max.empty()) plan_req.limits["tpot_max"] = plan_tpot_max;

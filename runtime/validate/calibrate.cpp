@@ -15,6 +15,8 @@
 #include "image/image.h"
 #include "runtime/format.h"
 #include "runtime/validate/engine.h"
+#include "runtime/validate/mapping_table.h"
+#include "runtime/validate/search.h"
 #include "runtime/validate/validate.h"
 
 namespace gs::validate {
@@ -31,23 +33,22 @@ std::string num17(double v) {
 
 }  // namespace
 
-const std::vector<FitParameter>& default_fit_parameters() {
-  static const std::vector<FitParameter> p = {
-      {"kernel.gemm.efficiency", true, 0.85, "share of the measured matmul ceiling the framework's GEMMs reach"},
-      {"kernel.attn.compute_efficiency", true, 0.5, "fused attention kernel rate relative to a GEMM's"},
-      {"kernel.attn.score_passes", false, 4, "HBM passes over the score matrix per forward pass of materialising attention"},
-      {"col.dp.overlap_fraction", true, 0.8, "share of the compute window that data-parallel and FSDP traffic hides behind"},
-      {"col.tp.overlap_fraction", true, 0.1, "share of a layer's compute that tensor-parallel all-reduces hide behind"},
-  };
-  return p;
+std::vector<FitParameter> default_fit_parameters(const Registry& reg, const PresetLibrary& lib) {
+  std::vector<FitParameter> out;
+  for (const auto& f : mapping_table(lib.dir()).fit) {
+    const Variable& v = reg.var(lookup_variable(reg, f.name, "fitted parameter"));
+    out.push_back({f.name, f.share, f.start * (v.unit_scale > 0 ? v.unit_scale : 1), f.why});
+  }
+  return out;
 }
 
-std::vector<FitParameter> fit_parameters(const Registry& reg, const std::vector<std::string>& names) {
+std::vector<FitParameter> fit_parameters(const Registry& reg, const PresetLibrary& lib, const std::vector<std::string>& names) {
   std::vector<FitParameter> out;
+  const std::vector<FitParameter> defaults = default_fit_parameters(reg, lib);
   for (const auto& name : names) {
     const Variable& v = reg.var(lookup_variable(reg, name, "fitted parameter"));
-    auto it = std::find_if(default_fit_parameters().begin(), default_fit_parameters().end(), [&](const FitParameter& p) { return p.name == name; });
-    if (it != default_fit_parameters().end()) {
+    auto it = std::find_if(defaults.begin(), defaults.end(), [&](const FitParameter& p) { return p.name == name; });
+    if (it != defaults.end()) {
       out.push_back(*it);
       continue;
     }
@@ -116,36 +117,19 @@ std::vector<double> nelder_mead(const std::function<double(const std::vector<dou
   return pts[best];
 }
 
-FitResult calibrate(const Registry& reg, const PresetLibrary& lib, const std::vector<RunRow>& rows, const std::vector<FitParameter>& params) {
-  FitResult fit;
-  fit.parameters = params;
-  std::vector<uint32_t> vary;
-  for (const auto& p : params) vary.push_back(lookup_variable(reg, p.name, "fitted parameter"));
-  Engine engine(reg, lib);
-  struct Use {
-    PreparedRow row;
-    size_t out = 0;
-    double reported = 0, factor = 1;
-  };
-  std::vector<Use> uses;
-  for (const auto& r : rows) {
-    if (r.get("tier") != "A") continue;
-    RowScenario s = map_row(reg, lib, r);
-    PreparedRow p = engine.prepare(s, vary);
-    if (!p.ok()) {
-      fit.skipped.push_back(s.id + ": " + p.error);
-      continue;
-    }
-    if (!s.primary) {
-      fit.skipped.push_back(s.id + ": no throughput reported");
-      continue;
-    }
-    const Observation& o = s.observations[*s.primary];
-    Use u{std::move(p), 0, o.reported, o.factor};
-    u.out = u.row.observation_out[*s.primary];
-    uses.push_back(std::move(u));
-  }
+std::optional<FitUse> fit_use(const PreparedRow& p) {
+  if (!p.ok() || !p.scenario.primary) return std::nullopt;
+  const Observation& o = p.scenario.observations[*p.scenario.primary];
+  return FitUse{&p, p.observation_out[*p.scenario.primary], o.reported, o.factor};
+}
+
+double fit_prediction(const Engine& engine, const FitUse& u, const std::vector<double>& values) {
+  return engine.evaluate(*u.row, &values)[u.out] * u.factor;
+}
+
+FitValues fit_values(const Engine& engine, const std::vector<FitUse>& uses, const std::vector<FitParameter>& params) {
   if (uses.empty()) throw PresetError("no tier-A row could be built, so there is nothing to fit");
+  FitValues fit;
   auto values_of = [&](const std::vector<double>& z) {
     std::vector<double> v(z.size());
     for (size_t i = 0; i < z.size(); ++i) v[i] = from_free(params[i], z[i]);
@@ -155,7 +139,7 @@ FitResult calibrate(const Registry& reg, const PresetLibrary& lib, const std::ve
     std::vector<double> v = values_of(z);
     double s = 0;
     for (const auto& u : uses) {
-      double pred = engine.evaluate(u.row, &v)[u.out] * u.factor;
+      double pred = fit_prediction(engine, u, v);
       if (!(pred > 0) || !std::isfinite(pred)) return double(INFINITY);
       s += std::fabs(std::log(pred / u.reported));
     }
@@ -192,10 +176,131 @@ FitResult calibrate(const Registry& reg, const PresetLibrary& lib, const std::ve
   fit.values = values_of(z);
   fit.objective = objective(z);
   fit.evaluations = evals;
-  for (const auto& u : uses) {
-    double pred = engine.evaluate(u.row, &fit.values)[u.out] * u.factor;
-    fit.rows.push_back({u.row.scenario.id, u.row.scenario.group, u.reported, pred});
+  return fit;
+}
+
+// d ln(prediction) / d z_j by central differences in the fit's free space.
+std::vector<double> log_gradient(const Engine& engine, const FitUse& u, const std::vector<FitParameter>& params, const std::vector<double>& values) {
+  constexpr double h = 1e-3;
+  std::vector<double> g(params.size(), 0);
+  for (size_t j = 0; j < params.size(); ++j) {
+    const double z = to_free(params[j], values[j]);
+    std::vector<double> up = values, dn = values;
+    up[j] = from_free(params[j], z + h);
+    dn[j] = from_free(params[j], z - h);
+    const double a = fit_prediction(engine, u, up), b = fit_prediction(engine, u, dn);
+    g[j] = (a > 0 && b > 0) ? (std::log(a) - std::log(b)) / (2 * h) : 0;
   }
+  return g;
+}
+
+FitUncertainty fit_uncertainty(const Engine& engine, const std::vector<FitUse>& uses, const std::vector<FitParameter>& params,
+                               const std::vector<double>& values) {
+  FitUncertainty u;
+  u.parameters = params;
+  u.values = values;
+  const size_t k = params.size(), n = uses.size();
+  std::vector<std::vector<double>> jtj(k, std::vector<double>(k, 0));
+  double ss = 0;
+  for (const auto& use : uses) {
+    const double pred = fit_prediction(engine, use, values);
+    const double r = std::log(pred / use.reported);
+    ss += r * r;
+    auto g = log_gradient(engine, use, params, values);
+    for (size_t a = 0; a < k; ++a)
+      for (size_t b = 0; b < k; ++b) jtj[a][b] += g[a] * g[b];
+  }
+  // The textbook scale: the root-mean-square residual over n - k degrees of freedom. (A robust scale,
+  // 1.4826 x the median |residual|, covered only 67% of the cross-validated rows: the model's errors
+  // out of family are heavier-tailed than its fit's core.)
+  u.sigma = n > k ? std::sqrt(ss / double(n - k)) : std::sqrt(ss / double(std::max<size_t>(n, 1)));
+  // Posterior covariance (J^T J / sigma^2 + I / tau^2)^-1 with a prior of tau = kPriorSd in the free space
+  // (a factor e either way on a positive value, about +-0.25 on a share near one half): a parameter the
+  // rows do not constrain (score passes when no materialising-attention row is fitted) keeps its prior
+  // width instead of an unbounded variance.
+  constexpr double kPriorSd = 1.0;
+  const double s2 = std::max(u.sigma * u.sigma, 1e-12);
+  std::vector<std::vector<double>> a = jtj, inv(k, std::vector<double>(k, 0));
+  for (size_t i = 0; i < k; ++i) {
+    for (size_t j = 0; j < k; ++j) a[i][j] /= s2;
+    a[i][i] += 1 / (kPriorSd * kPriorSd), inv[i][i] = 1;
+  }
+  for (size_t c = 0; c < k; ++c) {
+    size_t piv = c;
+    for (size_t r = c + 1; r < k; ++r)
+      if (std::fabs(a[r][c]) > std::fabs(a[piv][c])) piv = r;
+    std::swap(a[c], a[piv]), std::swap(inv[c], inv[piv]);
+    const double d = a[c][c];
+    for (size_t j = 0; j < k; ++j) a[c][j] /= d, inv[c][j] /= d;
+    for (size_t r = 0; r < k; ++r) {
+      if (r == c) continue;
+      const double f = a[r][c];
+      for (size_t j = 0; j < k; ++j) a[r][j] -= f * a[c][j], inv[r][j] -= f * inv[c][j];
+    }
+  }
+  u.covariance = inv;
+  return u;
+}
+
+double prediction_log_sd(const Engine& engine, const FitUse& use, const FitUncertainty& u) {
+  auto g = log_gradient(engine, use, u.parameters, u.values);
+  double v = u.sigma * u.sigma;
+  for (size_t a = 0; a < g.size(); ++a)
+    for (size_t b = 0; b < g.size(); ++b) v += g[a] * u.covariance[a][b] * g[b];
+  return std::sqrt(std::max(v, 0.0));
+}
+
+std::vector<uint32_t> fit_variables(const Registry& reg, const std::vector<FitParameter>& params) {
+  std::vector<uint32_t> vary;
+  for (const auto& p : params) vary.push_back(lookup_variable(reg, p.name, "fitted parameter"));
+  return vary;
+}
+
+SearchChoice scenario_for_fit(const Registry& reg, const PresetLibrary& lib, Engine& engine, const RunRow& r, const std::vector<FitParameter>& params) {
+  SearchChoice out;
+  out.scenario = map_row(reg, lib, r);
+  if (!out.scenario.unbuildable.empty() || out.scenario.unstated.empty()) return out;
+  // Unstated settings are chosen with the parameters at their documented starts, not at any fitted
+  // value, so the choice does not depend on the rows a fit is later tested on.
+  RowScenario probe = out.scenario;
+  for (const auto& p : params) probe.assign[p.name] = p.start;
+  SearchChoice c = choose_unstated(lib, probe, [&](const SearchProblem& q) { return exhaustive_search(engine, lib, q); });
+  if (!c.searched) return out;
+  for (const auto& p : params) {
+    if (out.scenario.assign.count(p.name)) c.scenario.assign[p.name] = out.scenario.assign.at(p.name);
+    else c.scenario.assign.erase(p.name);
+  }
+  return c;
+}
+
+FitResult calibrate(const Registry& reg, const PresetLibrary& lib, const std::vector<RunRow>& rows, const std::vector<FitParameter>& params) {
+  FitResult fit;
+  fit.parameters = params;
+  const std::vector<uint32_t> vary = fit_variables(reg, params);
+  Engine engine(reg, lib);
+  std::vector<PreparedRow> prepared;
+  prepared.reserve(rows.size());
+  for (const auto& r : rows) {
+    if (r.get("tier") != "A") continue;
+    PreparedRow p = engine.prepare(scenario_for_fit(reg, lib, engine, r, params).scenario, vary);
+    if (!p.ok()) {
+      fit.skipped.push_back(p.scenario.id + ": " + p.error);
+      continue;
+    }
+    if (!p.scenario.primary) {
+      fit.skipped.push_back(p.scenario.id + ": no throughput reported");
+      continue;
+    }
+    prepared.push_back(std::move(p));
+  }
+  std::vector<FitUse> uses;
+  for (const auto& p : prepared) uses.push_back(*fit_use(p));
+  FitValues v = fit_values(engine, uses, params);
+  fit.values = v.values;
+  fit.objective = v.objective;
+  fit.objective_start = v.objective_start;
+  fit.evaluations = v.evaluations;
+  for (const auto& u : uses) fit.rows.push_back({u.row->scenario.id, u.row->scenario.group, u.reported, fit_prediction(engine, u, fit.values)});
   return fit;
 }
 
@@ -224,6 +329,9 @@ std::string fitted_preset_text(const Registry& reg, const FitResult& fit, const 
      << "  " << q("Method: Nelder-Mead over the parameters below (logit of each share, log of each positive value) from the documented start and 16 Halton points around it, then a polish from the best; " + std::to_string(fit.evaluations) + " evaluations of the JIT-compiled cones. Deterministic.") << ",\n"
      << "  " << q("Objective: mean |ln(predicted / reported)| over the rows; " + num17(fit.objective_start) + " at the start, " + num17(fit.objective) + " at the fit.") << ",\n"
      << "  " << q("Fit quality: median APE " + num17(median(apes)) + "%, mean APE " + num17(mean(apes)) + "% over the rows used.") << ",\n";
+  std::string ids;
+  for (const auto& r : fit.rows) ids += (ids.empty() ? "" : ", ") + r.id;
+  os << "  " << q("Rows used: " + ids + ".") << ",\n";
   for (const auto& [g, v] : groups)
     os << "  " << q("Group " + g + ": n " + std::to_string(v.size()) + ", median APE " + num17(median(v)) + "%, mean APE " + num17(mean(v)) + "%.") << ",\n";
   os << "]\n\n[assign]\n";
@@ -239,22 +347,39 @@ int calibrate_command(const Registry& reg, const PresetLibrary& lib, const Calib
   // Checked before the fit, which takes a while: a preset on disk is replaced only when asked to.
   if (!opt.out_path.empty() && !opt.force && (std::filesystem::exists(opt.out_path) || is_symlink(opt.out_path)))
     throw CsvError("'" + opt.out_path + "' exists; calibrate replaces a preset only with --force");
-  const std::string text = read_csv_text(opt.runs_path);
-  std::vector<RunRow> rows = runs_from_table(parse_csv(text));
-  FitResult fit = calibrate(reg, lib, rows, opt.params.empty() ? default_fit_parameters() : fit_parameters(reg, opt.params));
+  const std::vector<std::string> paths = opt.runs_paths.empty() ? default_runs_paths(lib.dir()) : opt.runs_paths;
+  // Provenance: every file's sha256, in order.
+  std::vector<RunRow> rows;
+  std::string runs_label, hashes;
+  for (const auto& path : paths) {
+    const std::string text = read_csv_text(path);
+    std::vector<RunRow> part;
+    try {
+      part = runs_from_table(parse_csv(text));
+    } catch (const CsvError& e) {
+      throw CsvError(path + ": " + e.what());
+    }
+    for (auto& r : part) r.file = path;
+    rows.insert(rows.end(), part.begin(), part.end());
+    // Provenance names the published file the way a clone has it (data/runs/...), not this machine's path.
+    const size_t at = path.rfind("data/runs/");
+    runs_label += (runs_label.empty() ? "" : " + ") + (at == std::string::npos ? path : path.substr(at));
+    hashes += (hashes.empty() ? "" : ", ") + sha256_hex(text.data(), text.size());
+  }
+  FitResult fit = calibrate(reg, lib, rows, opt.params.empty() ? default_fit_parameters(reg, lib) : fit_parameters(reg, lib, opt.params));
   const std::time_t now = std::time(nullptr);
   std::tm tm{};
   gmtime_r(&now, &tm);
   std::ostringstream date;
   date << std::put_time(&tm, "%Y-%m-%d");
-  const std::string preset = fitted_preset_text(reg, fit, opt.runs_path, sha256_hex(text.data(), text.size()), date.str());
+  const std::string preset = fitted_preset_text(reg, fit, runs_label, hashes, date.str());
   if (!opt.out_path.empty()) {
     write_file_atomic(opt.out_path, preset);
     err << "wrote " << opt.out_path << "\n";
   }
   if (opt.json) {
     nlohmann::ordered_json j;
-    j["runs"] = opt.runs_path;
+    j["runs"] = paths;
     j["objective_start"] = fit.objective_start;
     j["objective"] = fit.objective;
     j["evaluations"] = fit.evaluations;

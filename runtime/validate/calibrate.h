@@ -5,13 +5,16 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "runtime/presets.h"
 #include "runtime/registry.h"
+#include "runtime/validate/engine.h"
 #include "runtime/validate/runs.h"
+#include "runtime/validate/search.h"
 
 namespace gs::validate {
 
@@ -22,11 +25,11 @@ struct FitParameter {
   std::string why;    // what it stands for (written into the preset)
 };
 
-// The shared parameters fitted by default.
-const std::vector<FitParameter>& default_fit_parameters();
+// The shared parameters fitted by default: the [[fit]] entries of validate/mapping.toml.
+std::vector<FitParameter> default_fit_parameters(const Registry& reg, const PresetLibrary& lib);
 // Parameters by variable name: a variable declared range(0, 1) is fitted as a share, any other as a
 // positive value; the start is the default table's, else 0.5 for a share and 1 otherwise.
-std::vector<FitParameter> fit_parameters(const Registry& reg, const std::vector<std::string>& names);
+std::vector<FitParameter> fit_parameters(const Registry& reg, const PresetLibrary& lib, const std::vector<std::string>& names);
 
 // Nelder-Mead on f over R^n from x0 with initial step `step` per coordinate; returns the best point.
 // Deterministic; stops after `max_evals` evaluations or when the simplex's values agree to `ftol`.
@@ -48,6 +51,45 @@ struct FitResult {
   std::vector<std::string> skipped;  // tier-A rows not used, with the reason
 };
 
+// One row's throughput comparison as the fit sees it (the row must outlive the use).
+struct FitUse {
+  const PreparedRow* row = nullptr;
+  size_t out = 0;
+  double reported = 0, factor = 1;
+};
+// A built row with a throughput comparison, prepared with the fit parameters varied; else nothing.
+std::optional<FitUse> fit_use(const PreparedRow& p);
+double fit_prediction(const Engine& engine, const FitUse& u, const std::vector<double>& values);
+
+struct FitValues {
+  std::vector<double> values;
+  double objective = 0, objective_start = 0;
+  size_t evaluations = 0;
+};
+// The fit itself: mean |ln(predicted / reported)| minimised over the parameters (see calibrate()).
+FitValues fit_values(const Engine& engine, const std::vector<FitUse>& uses, const std::vector<FitParameter>& params);
+
+// Uncertainty of a fit: the residual scatter sigma of ln(predicted / reported) over the rows (n - k
+// degrees of freedom) and the parameters' covariance (J^T J / sigma^2 + I)^-1 in the fit's free space (J:
+// the gradient of ln(prediction) per row; a unit prior per free coordinate bounds what no row constrains).
+struct FitUncertainty {
+  std::vector<FitParameter> parameters;
+  std::vector<double> values;
+  double sigma = 0;
+  std::vector<std::vector<double>> covariance;
+};
+FitUncertainty fit_uncertainty(const Engine& engine, const std::vector<FitUse>& uses, const std::vector<FitParameter>& params,
+                               const std::vector<double>& values);
+// Standard deviation of ln(prediction) for a row: parameter uncertainty g^T C g plus the residual
+// scatter sigma^2 a new row carries.
+double prediction_log_sd(const Engine& engine, const FitUse& use, const FitUncertainty& u);
+
+std::vector<uint32_t> fit_variables(const Registry& reg, const std::vector<FitParameter>& params);
+// The row's scenario for fitting, with the near-best spread: mapped, with unstated settings chosen by the
+// exhaustive search with the parameters at their documented starts (so the choice does not depend on
+// fitted values).
+SearchChoice scenario_for_fit(const Registry& reg, const PresetLibrary& lib, Engine& engine, const RunRow& r, const std::vector<FitParameter>& params);
+
 FitResult calibrate(const Registry& reg, const PresetLibrary& lib, const std::vector<RunRow>& rows,
                     const std::vector<FitParameter>& params);
 
@@ -56,7 +98,7 @@ std::string fitted_preset_text(const Registry& reg, const FitResult& fit, const 
                                const std::string& date);
 
 struct CalibrateOptions {
-  std::string runs_path;
+  std::vector<std::string> runs_paths;  // empty: the mapping table's default_runs
   std::string out_path;  // empty: print the preset instead of writing it
   bool force = false;    // replace out_path when it exists (never done otherwise)
   std::vector<std::string> params;  // variables to fit; empty: default_fit_parameters()

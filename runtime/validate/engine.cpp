@@ -4,13 +4,14 @@
 #include <cmath>
 
 #include "runtime/resolver.h"
+#include "runtime/validate/mapping_table.h"
 
 namespace gs::validate {
 
 Engine::Engine(const Registry& reg, const PresetLibrary& lib) : reg_(reg), lib_(lib), jit_(std::make_unique<Jit>()) {}
 Engine::~Engine() = default;
 
-PreparedRow Engine::prepare(const RowScenario& scenario, const std::vector<uint32_t>& vary) {
+PreparedRow Engine::prepare(const RowScenario& scenario, const std::vector<uint32_t>& vary, const std::vector<std::string>& extra) {
   PreparedRow p;
   p.scenario = scenario;
   if (!scenario.unbuildable.empty()) {
@@ -27,7 +28,8 @@ PreparedRow Engine::prepare(const RowScenario& scenario, const std::vector<uint3
       return p.outputs.size() - 1;
     };
     for (const auto& o : scenario.observations) p.observation_out.push_back(add_output(o.target));
-    for (const auto& b : breakdown_targets()) add_output(b);
+    for (const auto& b : mapping_table(lib_.dir()).breakdown) add_output(b);
+    for (const auto& e : extra) p.extra_out.push_back(add_output(e));
     Resolver resolver(reg_, rs.assignments, rs.variants);
     p.build = build_cone(reg_, resolver, rs.assignments, p.outputs, vary);
     if (!p.build.missing.empty()) {

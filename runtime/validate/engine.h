@@ -14,14 +14,6 @@
 
 namespace gs::validate {
 
-// Step-time components reported beside every prediction (model variables, base units).
-inline const std::vector<std::string>& breakdown_targets() {
-  static const std::vector<std::string> t = {"training.t_step",        "training.tokens_per_sec_nominal", "training.t_compute",
-                                             "training.t_exposed_comm", "training.t_mem_bound",           "training.overhead_fraction",
-                                             "kernel.efficiency"};
-  return t;
-}
-
 struct PreparedRow {
   RowScenario scenario;
   std::string error;                  // why the cone could not be built (missing inputs, evaluation failure)
@@ -30,6 +22,7 @@ struct PreparedRow {
   std::vector<uint32_t> outputs;      // output variables, in the order of the output array
   std::vector<size_t> observation_out;  // per observation: index into the outputs
   std::vector<size_t> vary_inputs;    // per varied variable: index into the inputs
+  std::vector<size_t> extra_out;      // per extra output requested in prepare(): index into the outputs
   bool ok() const { return error.empty() && cone.one != nullptr; }
 };
 
@@ -39,9 +32,11 @@ class Engine {
   ~Engine();
   // `vary` are variables that become free inputs (their preset value is the base). Never throws for a
   // row-level problem; the problem is returned in PreparedRow::error.
-  PreparedRow prepare(const RowScenario& scenario, const std::vector<uint32_t>& vary = {});
+  // `extra` are further model variables to compute (e.g. the memory a layout needs).
+  PreparedRow prepare(const RowScenario& scenario, const std::vector<uint32_t>& vary = {}, const std::vector<std::string>& extra = {});
   // Output values (base units) with the varied inputs set to `vary_values` (or their base values).
   std::vector<double> evaluate(const PreparedRow& row, const std::vector<double>* vary_values = nullptr) const;
+  const Registry& registry() const { return reg_; }
 
  private:
   const Registry& reg_;

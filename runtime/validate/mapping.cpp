@@ -6,45 +6,10 @@
 
 #include "runtime/format.h"
 #include "runtime/resolver.h"
+#include "runtime/validate/mapping_table.h"
 
 namespace gs::validate {
 namespace {
-
-// --- hardware ----------------------------------------------------------------------------------------
-
-struct HardwareRule {
-  const char* preset;
-  std::vector<std::string> all;   // every one of these must appear (normalised text)
-  std::vector<std::string> none;  // none of these may appear
-};
-
-// Normalised: lower case without spaces, dashes, underscores or dots, so "A100-SXM4-80GB",
-// "a100 sxm4 80 GB" and "A100_80GB" compare alike. Most specific rules first.
-const std::vector<HardwareRule>& hardware_rules() {
-  static const std::vector<HardwareRule> rules = {
-      {"validate/hardware/gb200", {"gb200"}, {}},
-      {"validate/hardware/b200", {"b200"}, {"gb200"}},
-      {"validate/hardware/gh200", {"gh200"}, {}},
-      {"validate/hardware/h200_sxm", {"h200"}, {"gh200"}},
-      {"validate/hardware/h800_sxm", {"h800"}, {"pcie"}},
-      {"validate/hardware/h100_pcie", {"h100", "pcie"}, {}},
-      {"validate/hardware/h100_sxm", {"h100"}, {"pcie", "nvl"}},
-      {"validate/hardware/a100_pcie", {"a100", "pcie"}, {}},
-      {"validate/hardware/a100_sxm4_40gb", {"a100", "40gb"}, {"pcie"}},
-      {"validate/hardware/a100_sxm4_80gb", {"a100"}, {"pcie", "40gb"}},
-      {"validate/hardware/v100_sxm", {"v100"}, {"pcie"}},
-      {"validate/hardware/mi300x", {"mi300x"}, {}},
-      {"validate/hardware/mi250x", {"mi250x"}, {}},
-  };
-  return rules;
-}
-
-std::string normalise(const std::string& text) {
-  std::string out;
-  for (char c : lower(text))
-    if (c != ' ' && c != '-' && c != '_' && c != '.') out += c;
-  return out;
-}
 
 // "" when the preset loads; "missing" when there is no such file; otherwise the load error.
 std::string preset_problem(const PresetLibrary& lib, const std::string& name) {
@@ -64,15 +29,18 @@ std::string fmt(double v) { return format_number(v); }
 // --- the row's numbers ---------------------------------------------------------------------------------
 
 // A cell that must be a number when present. `bad` collects cells that are present but unreadable.
+// `readings` lists how cells that are not plain numbers were read ("16M", "n/a", a range), once each.
 struct Cells {
   const RunRow& row;
   std::vector<std::string> bad;
+  std::vector<std::string> readings;
   std::optional<double> num(const std::string& col) {
     if (!row.has(col)) return std::nullopt;
-    auto v = parse_plain_number(row.get(col));
-    if (!v) v = parse_scaled_count(row.get(col));  // "~380", "1.5M"
-    if (!v) bad.push_back(col + " = '" + row.get(col) + "'");
-    return v;
+    CellNumber c = read_cell_number(row.get(col));
+    if (!c.ok) bad.push_back(col + " = '" + row.get(col) + "'");
+    const std::string r = col + ": " + c.reading;
+    if (!c.reading.empty() && std::find(readings.begin(), readings.end(), r) == readings.end()) readings.push_back(r);
+    return c.value;
   }
 };
 
@@ -99,24 +67,28 @@ const char* precision_key(Precision p) {
 
 }  // namespace
 
-std::optional<std::string> hardware_preset_for(const std::string& hardware_text) {
-  const std::string t = normalise(hardware_text);
-  if (t.empty()) return std::nullopt;
-  for (const auto& r : hardware_rules()) {
-    bool ok = std::all_of(r.all.begin(), r.all.end(), [&](const std::string& s) { return t.find(s) != std::string::npos; }) &&
-              std::none_of(r.none.begin(), r.none.end(), [&](const std::string& s) { return t.find(s) != std::string::npos; });
-    if (ok) return std::string(r.preset);
+std::optional<std::string> hardware_preset_for(const PresetLibrary& lib, const std::string& hardware_text) {
+  return match_hardware(mapping_table(lib.dir()), hardware_text);
+}
+
+RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow& stated) {
+  const MappingTable& M = mapping_table(lib.dir());
+  // Cells the row leaves empty that its named model's configuration states.
+  RunRow row = stated;
+  std::vector<std::string> facts;
+  const std::string family = normalise_hardware_name(stated.get("model_family")), model_name = normalise_hardware_name(stated.get("model"));
+  auto all_in = [](const std::vector<std::string>& want, const std::string& text) {
+    return std::all_of(want.begin(), want.end(), [&](const std::string& x) { return text.find(x) != std::string::npos; });
+  };
+  for (const auto& f : M.model_facts) {
+    if (family.empty() || !all_in(f.family, family) || !all_in(f.model, model_name)) continue;
+    for (const auto& [col, v] : f.cells)
+      if (!row.has(col)) {
+        row.cells[col] = v;
+        facts.push_back(col + " not given: " + v + " from " + f.source);
+      }
   }
-  return std::nullopt;
-}
-
-std::vector<std::string> known_hardware_presets() {
-  std::vector<std::string> out;
-  for (const auto& r : hardware_rules()) out.push_back(r.preset);
-  return out;
-}
-
-RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow& row) {
+  auto V = [&](const char* role) -> const std::string& { return M.var(role); };
   RowScenario s;
   s.id = row.id();
   s.tier = row.get("tier");
@@ -130,7 +102,7 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
   };
   if (s.id.empty()) return fail("the row has no id");
   if (!row.field_error.empty()) return fail(row.field_error);
-  Cells c{row, {}};
+  Cells c{row, {}, {}};
   auto note = [&](const std::string& a) { s.assumptions.push_back(a); };
 
   // ---- what the row reports -----------------------------------------------------------------------------
@@ -142,23 +114,23 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
     if (!seq) c.bad.push_back("seq_len = '" + row.get("seq_len") + "'");
   }
   const std::string def = lower(row.get("utilization_definition"));
-  const std::string def_compact = normalise(def);
+  const std::string def_compact = normalise_hardware_name(def);
   const auto peak_used = c.num("peak_tflops_per_gpu_used");
   auto add = [&](Observation o) { s.observations.push_back(std::move(o)); };
   if (auto v = c.num("tokens_per_s")) {
-    add({"tokens_per_s", "token/s", *v, "tokens_per_s", "training.tokens_per_sec_nominal", 1, ""});
+    add({"tokens_per_s", "token/s", *v, "tokens_per_s", M.target("tokens_per_s"), 1, ""});
   } else if (auto g = c.num("tokens_per_s_per_gpu"); g && gpus && *gpus > 0) {
-    add({"tokens_per_s_per_gpu", "token/s", *g, "tokens_per_s_per_gpu", "training.tokens_per_sec_nominal", 1 / *gpus, ""});
+    add({"tokens_per_s_per_gpu", "token/s", *g, "tokens_per_s_per_gpu", M.target("tokens_per_s"), 1 / *gpus, ""});
   } else if (auto q = c.num("seqs_per_s"); q && seq && *seq > 0) {
-    add({"seqs_per_s", "seq/s", *q, "seqs_per_s", "training.tokens_per_sec_nominal", 1 / *seq, ""});
+    add({"seqs_per_s", "seq/s", *q, "seqs_per_s", M.target("tokens_per_s"), 1 / *seq, ""});
   }
   if (auto v = c.num("tflops_per_gpu")) {
-    Observation o{"tflops_per_gpu", "TFLOP/s", *v, "tflops_per_gpu", "training.util.model_flops_per_gpu", 1e-12, ""};
+    Observation o{"tflops_per_gpu", "TFLOP/s", *v, "tflops_per_gpu", M.target("model_flops_per_gpu"), 1e-12, ""};
     if (def_compact.find("eq3") != std::string::npos || def_compact.find("96*b*s*l*h^2") != std::string::npos) {
-      o.target = "training.util.megatron_flops_per_gpu";
+      o.target = M.target("megatron_flops_per_gpu");
       o.definition = "Narayanan et al. 2021 eq. 3 (96 B s l h^2 (1 + s/6h + V/16lh) per iteration)";
     } else if (def_compact.find("8n+16") != std::string::npos && def_compact.find("6n+12") == std::string::npos) {
-      o.target = "training.util.hardware_flops_per_gpu";
+      o.target = M.target("hardware_flops_per_gpu");
       o.definition = "PaLM hardware FLOPs ((6 + 2f) N + (12 + 4f) L d s per token)";
     } else if (def_compact.find("6n+12") != std::string::npos) {
       o.definition = "PaLM model FLOPs (6 N + 12 L d s per token)";
@@ -169,7 +141,7 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
     }
     add(o);
   }
-  auto util = [&](const char* col, const char* metric, const char* target, const char* conv) {
+  auto util = [&](const char* col, const char* metric, const std::string& target, const char* conv) {
     auto v = c.num(col);
     if (!v) return;
     Observation o{metric, "%", *v, col, target, 100, conv};
@@ -177,14 +149,14 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
       o.factor = 100 / (*peak_used * 1e12);
       o.definition += std::string(" over the source's peak of ") + fmt(*peak_used) + " TFLOP/s";
     } else {
-      o.target = std::string(metric) == "mfu" ? "training.mfu" : "training.hfu";
+      o.target = M.target(metric);
       o.definition += " over the datasheet peak";
     }
     add(o);
   };
-  util("mfu_pct", "mfu", "training.util.model_flops_per_gpu", "PaLM model FLOPs (6 N + 12 L d s)");
-  util("hfu_pct", "hfu", "training.util.hardware_flops_per_gpu", "PaLM hardware FLOPs ((6 + 2f) N + (12 + 4f) L d s)");
-  if (auto v = c.num("step_time_s")) add({"step_time_s", "s", *v, "step_time_s", "training.t_step", 1, ""});
+  util("mfu_pct", "mfu", M.target("model_flops_per_gpu"), "PaLM model FLOPs (6 N + 12 L d s)");
+  util("hfu_pct", "hfu", M.target("hardware_flops_per_gpu"), "PaLM hardware FLOPs ((6 + 2f) N + (12 + 4f) L d s)");
+  if (auto v = c.num("step_time_s")) add({"step_time_s", "s", *v, "step_time_s", M.target("step_time_s"), 1, ""});
   // Run-level outcomes need the run's token count.
   std::optional<double> train_tokens;
   if (row.has("training_tokens")) {
@@ -198,7 +170,7 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
       if (tok) {
         if (!total_tokens) total_tokens = tok;
         const bool estimate = contains(row.get("wallclock"), "estimate");
-        add({"wallclock", "days", d->seconds / 86400, "wallclock", "training.wallclock", *tok / *total_tokens / 86400,
+        add({"wallclock", "days", d->seconds / 86400, "wallclock", M.target("wallclock"), *tok / *total_tokens / 86400,
              estimate ? "the source's estimate from its own throughput" : ""});
       } else {
         note("wallclock '" + row.get("wallclock") + "' is not compared: no token count for it");
@@ -208,14 +180,14 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
     }
   }
   if (auto v = c.num("gpu_hours")) {
-    if (total_tokens) add({"gpu_hours", "GPU*h", *v, "gpu_hours", "training.gpu_hours", 1.0 / 3600, ""});
+    if (total_tokens) add({"gpu_hours", "GPU*h", *v, "gpu_hours", M.target("gpu_hours"), 1.0 / 3600, ""});
     else note("gpu_hours is not compared: the row gives no training_tokens");
   }
   if (auto v = c.num("energy_mwh")) {
     double pue = 1;
     if (auto p = c.num("pue"); p && *p > 0) pue = *p;
     if (total_tokens)
-      add({"energy_mwh", "MWh", *v, "energy_mwh", "training.energy_run_it", pue / 3.6e9,
+      add({"energy_mwh", "MWh", *v, "energy_mwh", M.target("energy"), pue / 3.6e9,
            "accelerator energy" + std::string(pue != 1 ? " x PUE " + fmt(pue) : "") +
                (row.has("energy_basis") ? " (source basis: " + row.get("energy_basis").substr(0, 60) + ")" : "")});
     else note("energy_mwh is not compared: the row gives no training_tokens");
@@ -235,12 +207,15 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
 
   // ---- hardware and precision ---------------------------------------------------------------------------
   const auto year = source_year(row);
-  auto hw = hardware_preset_for(row.get("hardware"));
+  auto hw = match_hardware(M, row.get("hardware"));
   if (!hw) return fail(row.has("hardware") ? "no hardware preset matches '" + row.get("hardware") + "'" : "the row names no hardware");
   if (auto problem = preset_problem(lib, *hw); !problem.empty())
     return fail(problem == "missing" ? "hardware '" + row.get("hardware") + "' maps to preset " + *hw + ", which does not exist yet"
                                      : "hardware preset " + *hw + " does not load: " + problem);
-  const std::string prec_text = lower(row.get("precision"));
+  // "bf16 (no float8)" names a format only to exclude it: drop negated mentions before matching.
+  std::string prec_text = lower(row.get("precision"));
+  for (const char* neg : {"no float8", "no fp8", "without fp8", "without float8"})
+    for (size_t at; (at = prec_text.find(neg)) != std::string::npos;) prec_text.erase(at, std::string(neg).size());
   Precision prec;
   if (prec_text.find("fp4") != std::string::npos) prec = Precision::NVFP4;
   else if (prec_text.find("fp8") != std::string::npos || prec_text.find("float8") != std::string::npos)
@@ -256,7 +231,7 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
          ": " + precision_key(prec) + " mixed precision assumed");
   }
   s.hardware_preset = *hw;
-  s.presets = {kBasePreset, *hw};
+  s.presets = {M.preset("base"), *hw};
   if (prec != Precision::BF16 && prec != Precision::FP16) {
     std::string p = *hw + "_" + precision_key(prec);
     // MXFP8 GEMMs run at the FP8 tensor rate (Blackwell); without an MXFP8 preset the FP8 one is used.
@@ -269,10 +244,9 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
                                              " with that precision's peak and measured ceiling"
                                        : "precision preset " + p + " does not load: " + problem);
     s.presets.push_back(p);
-    if (prec == Precision::FP8 || prec == Precision::MXFP8) s.presets.push_back("validate/precision/fp8");
+    if (prec == Precision::FP8 || prec == Precision::MXFP8) s.presets.push_back(M.preset("fp8_recipe"));
   }
-  s.variants["precision.train.bytes_per_value"] = precision_key(prec);
-  if (prec == Precision::FP16) s.variants["precision.train.bytes_per_value"] = "fp16";
+  s.variants[M.variant("precision")] = M.precision_key(precision_key(prec));
 
   // ---- model shape --------------------------------------------------------------------------------------
   const auto layers = c.num("layers"), hidden = c.num("hidden"), heads = c.num("heads"), vocab = c.num("vocab");
@@ -301,13 +275,13 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
   if (row.has("moe") || row.has("active_params_b") || (row.has("ep") && c.num("ep").value_or(1) > 1))
     return fail("mixture-of-experts rows are not built yet (the validate mapping covers dense models)");
   if (!kv) kv = heads;
-  s.assign["arch.n_layers"] = *layers;
-  s.assign["arch.d_model"] = *hidden;
-  s.assign["arch.n_heads"] = *heads;
-  s.assign["arch.n_kv_heads"] = *kv;
-  s.assign["arch.vocab"] = *vocab;
-  s.assign["arch.seq_len"] = *seq;
-  if (head_dim && std::fabs(*head_dim * *heads - *hidden) > 0.5) s.assign["arch.head_dim"] = *head_dim;
+  s.assign[V("layers")] = *layers;
+  s.assign[V("hidden")] = *hidden;
+  s.assign[V("heads")] = *heads;
+  s.assign[V("kv_heads")] = *kv;
+  s.assign[V("vocab")] = *vocab;
+  s.assign[V("seq_len")] = *seq;
+  if (head_dim && std::fabs(*head_dim * *heads - *hidden) > 0.5) s.assign[V("head_dim")] = *head_dim;
 
   // ---- parallel layout -----------------------------------------------------------------------------------
   if (!gpus || *gpus < 1) return fail("gpu_count not given");
@@ -325,19 +299,21 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
   if (!whole(dp) || dp < 1) return fail("gpu_count " + fmt(*gpus) + " is not a multiple of tp x pp x cp = " + fmt(tp * pp * cp));
   if (std::fabs(dp * tp * pp * cp - *gpus) > 0.5)
     return fail("layout tp " + fmt(tp) + " x pp " + fmt(pp) + " x cp " + fmt(cp) + " x dp " + fmt(dp) + " does not equal gpu_count " + fmt(*gpus));
-  s.assign["par.tp"] = tp;
-  s.assign["par.pp"] = pp;
-  s.assign["par.dp"] = dp;
-  s.assign["par.cp"] = cp;
+  s.assign[V("tp")] = tp;
+  s.assign[V("pp")] = pp;
+  s.assign[V("dp")] = dp;
+  s.assign[V("cp")] = cp;
+  if (!vp_c && pp > 1) s.unstated["interleave"] = "";
   if (vp_c && *vp_c > 1) {
-    s.assign["par.pp.virtual_stages"] = *vp_c;
-    s.variants["par.pp.bubble_fraction"] = "interleaved";
+    s.assign[V("vp")] = *vp_c;
+    s.variants[M.variant("pipeline_schedule")] = M.variant("interleaved");
+    s.variants[M.variant("pipeline_in_flight")] = M.variant("interleaved");
   }
   // Megatron's rank order puts tensor, then context, then data parallel ranks next to each other, so a
   // pipeline neighbour is tp x cp x dp ranks away.
-  s.assign["col.pp.stride"] = tp * cp * dp;
+  s.assign[V("pp_stride")] = tp * cp * dp;
   // The scale-out fabric is sized for at least the job: switch tiers follow from the GPUs it connects.
-  s.assign["cluster.site.n_gpus"] = *gpus;
+  s.assign[V("site_gpus")] = *gpus;
   if (*heads < tp) return fail("tp " + fmt(tp) + " exceeds the " + fmt(*heads) + " attention heads");
   if (sharded) {
     int stage = 3;
@@ -347,22 +323,22 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
     else if (zero.find("zero-2") != std::string::npos || zero.find("zero2") != std::string::npos || zero.find("stage 2") != std::string::npos ||
              zero.find("shard_grad_op") != std::string::npos)
       stage = 2;
-    s.assign["par.zero.stage"] = stage;
+    s.assign[V("zero_stage")] = stage;
   }
   const std::string sp_text = lower(row.get("seq_parallel"));
   if (tp > 1) {
     if (sp_text.rfind("yes", 0) == 0 || sp_text == "true" || sp_text == "1") {
       // par.sp = par.tp by the model's own relation
     } else if (sp_text.rfind("no", 0) == 0 || sp_text == "false" || sp_text == "0") {
-      s.assign["par.sp"] = 1;
+      s.assign[V("sp")] = 1;
     } else if (year && *year < 2023) {
-      s.assign["par.sp"] = 1;
+      s.assign[V("sp")] = 1;
       note("sequence parallelism not stated; published " + std::to_string(*year) + ", before it was common (Korthikanti et al. 2022): none");
     } else {
       note("sequence parallelism not stated: assumed on with tensor parallelism");
     }
   } else {
-    s.assign["par.sp"] = 1;
+    s.assign[V("sp")] = 1;
   }
 
   // ---- batch ---------------------------------------------------------------------------------------------
@@ -395,6 +371,7 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
     else {
       micro = 1;
       note("micro_batch not given: 1 (Megatron-LM's usual setting; the same paper's Table 2 states 1 for PTD-P)");
+      s.unstated["micro_batch"] = s.assumptions.back();
     }
   }
   if (!whole(*micro) || *micro < 1) return fail("micro-batch " + fmt(*micro) + " is not a whole number of sequences");
@@ -404,16 +381,23 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
   if (!whole(m) || m < 1) return fail("global batch " + fmt(*global) + " / (micro-batch " + fmt(*micro) + " x dp " + fmt(dp) + ") is not a whole number of micro-batches");
   if (accum && std::fabs(*accum - m) > 0.5)
     return fail("batch inconsistent: micro_batch x grad_accum x dp = " + fmt(*micro * *accum * dp) + ", global batch " + fmt(*global));
-  s.assign["par.batch.micro_per_gpu"] = *micro;
-  s.assign["par.batch.grad_accum_steps"] = m;
+  s.assign[V("micro_batch")] = *micro;
+  s.assign[V("grad_accum")] = m;
 
   // ---- recomputation and attention kernel ------------------------------------------------------------------
   const std::string rc = lower(row.get("act_recompute"));
   double recompute = 0;
   if (rc.rfind("full", 0) == 0 || rc.find("activation checkpointing") != std::string::npos) recompute = 1;
   else if (rc.rfind("selective", 0) == 0) note("selective recomputation re-runs the attention core, which a fused attention kernel re-runs anyway: recompute fraction 0");
-  else if (rc.empty()) note("activation recomputation not stated: none");
-  s.assign["par.act.recompute_fraction"] = recompute;
+  else if (rc.empty()) {
+    note("activation recomputation not stated: none");
+    s.unstated["recompute"] = s.assumptions.back();
+  }
+  s.assign[V("recompute")] = recompute;
+  // The memory the layout needs follows the recompute mode (the time follows the fraction above).
+  const std::string memory_mode = recompute >= 1 ? "recompute_full" : rc.rfind("selective", 0) == 0 ? "recompute_selective" : "recompute_none";
+  s.variants[M.variant("activation_values")] = M.variant(memory_mode);
+  s.variants[M.variant("score_values")] = M.variant(memory_mode);
   const std::string fw = lower(row.get("framework"));
   const bool flash_named = fw.find("flash") != std::string::npos || fw.find("xformers") != std::string::npos ||
                            fw.find("efficient") != std::string::npos;
@@ -427,7 +411,7 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
     }
   }
   // Layers: base, attention kernel, fitted efficiencies, then the hardware (already in the list).
-  s.presets.insert(s.presets.begin() + 1, {flash ? "validate/attention/flash" : "validate/attention/materialized", kFittedPreset});
+  s.presets.insert(s.presets.begin() + 1, {M.preset(flash ? "flash_attention" : "materialized_attention"), M.preset("fitted")});
 
   // ---- feed-forward form and tied output: whichever matches the stated parameter count ------------------------
   struct Form {
@@ -443,17 +427,18 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
     for (double u : {0.0, 1.0}) forms.push_back({2, 4 * *hidden, u});
   }
   Form chosen = ffn ? Form{std::fabs(*ffn / *hidden - 4) < 0.01 ? 2.0 : 3.0, *ffn, 0} : Form{2, 4 * *hidden, 0};
-  const uint32_t total_params = *reg.find_var("arch.params_total_dense");
+  const uint32_t total_params = lookup_variable(reg, V("params_total"), "validate mapping variable");
   auto count = [&](const Form& f) -> std::optional<double> {
     std::map<uint32_t, double> a;
     for (const auto& [name, v] : s.assign)
       if (auto id = reg.find_var(name)) a[*id] = v;
-    a[*reg.find_var("arch.ffn.weight_matrices")] = f.matrices;
-    a[*reg.find_var("arch.d_ffn")] = f.d_ffn;
-    a[*reg.find_var("arch.output.untied_factor")] = f.untied;
-    a[*reg.find_var("arch.norm.param_multiplier")] = 4;
+    a[lookup_variable(reg, V("ffn_matrices"), "validate mapping variable")] = f.matrices;
+    a[lookup_variable(reg, V("ffn_hidden"), "validate mapping variable")] = f.d_ffn;
+    a[lookup_variable(reg, V("untied_output"), "validate mapping variable")] = f.untied;
+    a[lookup_variable(reg, V("norm_params"), "validate mapping variable")] = M.constant("norm_params");
     // The rows describe multi-head or grouped-query attention (validate/base selects it for the prediction too).
-    Resolver r(reg, a, {{*reg.find_var("arch.attn.params_per_layer"), "gqa"}});
+    Resolver r(reg, a, {{lookup_variable(reg, M.variant("attention_params"), "validate mapping variable"),
+                         M.variant("attention_kind")}});
     auto res = r.resolve(total_params);
     return res.number;
   };
@@ -472,22 +457,24 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
     chosen.untied = 0;
   }
   if (!ffn) note("ffn_hidden not given: 4 x hidden, plain MLP");
-  s.assign["arch.ffn.weight_matrices"] = chosen.matrices;
-  s.assign["arch.d_ffn"] = chosen.d_ffn;
-  s.assign["arch.output.untied_factor"] = chosen.untied;
-  s.assign["arch.moe.d_ffn_expert"] = chosen.d_ffn;
-  if (auto n = count(chosen)) s.assign["par.n_params"] = *n;
+  s.assign[V("ffn_matrices")] = chosen.matrices;
+  s.assign[V("ffn_hidden")] = chosen.d_ffn;
+  s.assign[V("untied_output")] = chosen.untied;
+  s.assign[V("expert_ffn_hidden")] = chosen.d_ffn;
+  if (auto n = count(chosen)) s.assign[V("params_used")] = *n;
   // The utilization columns count N the source's way, so the stated count is the one to convert with.
-  if (params_b) s.assign["training.scaling_params"] = *params_b * 1e9;
+  if (params_b) s.assign[V("scaling_params")] = *params_b * 1e9;
 
   // ---- energy basis, run length, network ---------------------------------------------------------------------
-  if (auto w = c.num("power_w_per_gpu"); w && *w > 0) s.assign["gpu.power.total"] = *w;
-  if (total_tokens) s.assign["training.total_tokens"] = *total_tokens;
+  if (auto w = c.num("power_w_per_gpu"); w && *w > 0) s.assign[V("power")] = *w;
+  if (total_tokens) s.assign[V("training_tokens")] = *total_tokens;
   if (!c.bad.empty()) {
     std::string list;
     for (const auto& b : c.bad) list += (list.empty() ? "" : ", ") + b;
     return fail("unreadable numbers: " + list);
   }
+  s.assumptions.insert(s.assumptions.end(), c.readings.begin(), c.readings.end());
+  s.assumptions.insert(s.assumptions.end(), facts.begin(), facts.end());
   return s;
 }
 

@@ -38,18 +38,15 @@ struct RowScenario {
   std::vector<std::string> assumptions;    // where the row was silent and a stated default was taken
   std::vector<Observation> observations;   // what the row reports that the model predicts
   std::optional<size_t> primary;           // index of the throughput observation (tokens/s, else TFLOP/s, else MFU/HFU)
+  // Settings the row leaves unstated that a search may choose (knob of [unstated] in mapping.toml ->
+  // the assumption the default took, empty when the default needs no note). The scenario holds the
+  // default (micro-batch 1, no interleaving, no recomputation) until a search replaces it.
+  std::map<std::string, std::string> unstated;
 };
 
-// Which preset describes an accelerator named in free text ("A100-SXM4-80GB (Selene, DGX A100)").
-// Returns the preset name under the presets directory, or nothing when no rule matches.
-std::optional<std::string> hardware_preset_for(const std::string& hardware_text);
-// Names of all hardware presets the rules can return (for messages and tests).
-std::vector<std::string> known_hardware_presets();
-
-// The base layer every scenario extends (presets/validate/base.toml) and the fitted efficiencies layered
-// over it (presets/calibration/fitted.toml, written by `gpu-stack calibrate`).
-inline constexpr const char* kBasePreset = "validate/base";
-inline constexpr const char* kFittedPreset = "calibration/fitted";
+// Which preset describes an accelerator named in free text ("A100-SXM4-80GB (Selene, DGX A100)"), by the
+// [[hardware]] rules of the library's validate/mapping.toml. Nothing when no rule matches.
+std::optional<std::string> hardware_preset_for(const PresetLibrary& lib, const std::string& hardware_text);
 
 // Builds the row's scenario. Does not evaluate the model except to count parameters (for the gated/tied
 // choice); `lib` is used to check that the hardware presets exist.

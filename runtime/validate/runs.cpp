@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <iomanip>
 #include <regex>
+#include <sstream>
 
 namespace gs::validate {
 namespace {
@@ -76,9 +78,20 @@ std::vector<RunRow> runs_from_table(const CsvTable& table) {
   return rows;
 }
 
+std::vector<RunRow> read_runs(const std::vector<std::string>& paths) {
+  std::vector<RunRow> all;
+  for (const auto& p : paths) {
+    std::vector<RunRow> rows = read_runs(p);
+    all.insert(all.end(), std::make_move_iterator(rows.begin()), std::make_move_iterator(rows.end()));
+  }
+  return all;
+}
+
 std::vector<RunRow> read_runs(const std::string& path) {
   try {
-    return runs_from_table(read_csv(path));
+    std::vector<RunRow> rows = runs_from_table(read_csv(path));
+    for (auto& r : rows) r.file = path;
+    return rows;
   } catch (const CsvError& e) {
     std::string what = e.what();
     if (what.rfind(path, 0) == 0) throw;
@@ -99,6 +112,41 @@ std::optional<double> parse_plain_number(const std::string& raw) {
 }
 
 std::optional<double> parse_scaled_count(const std::string& text, char* suffix) { return scaled(text, false, suffix); }
+
+CellNumber read_cell_number(const std::string& raw) {
+  CellNumber c;
+  const std::string t = lower(trim(raw));
+  if (t.empty()) return c;
+  if (auto v = parse_plain_number(t)) {
+    c.value = v;
+    return c;
+  }
+  static const std::vector<std::string> kEmpty = {"n/a", "na", "-", "?", "unknown", "tbd", "not stated", "none given"};
+  if (std::find(kEmpty.begin(), kEmpty.end(), t) != kEmpty.end()) {
+    c.reading = "'" + trim(raw) + "' read as empty";
+    return c;
+  }
+  char suffix = 0;
+  if (auto v = parse_scaled_count(t, &suffix)) {
+    c.value = v;
+    std::ostringstream os;
+    os << std::setprecision(12) << *v;
+    if (suffix || t[0] == '~') c.reading = "'" + trim(raw) + "' read as " + os.str();
+    return c;
+  }
+  static const std::regex range(R"(^~?\s*[0-9][0-9.,]*\s*[kmbgt]?\s*(-|–|to)\s*~?[0-9][0-9.,]*\s*[kmbgt]?$)");
+  static const std::regex ramp(R"((->|→|ramp|warm))");
+  if (std::regex_search(t, range)) {
+    c.reading = "range '" + trim(raw) + "' read as empty (no one value describes the run)";
+    return c;
+  }
+  if (std::regex_search(t, ramp)) {
+    c.reading = "ramp '" + trim(raw) + "' read as empty (no one value describes the run)";
+    return c;
+  }
+  c.ok = false;
+  return c;
+}
 std::optional<double> parse_binary_count(const std::string& text) { return scaled(text, true, nullptr); }
 
 std::optional<Duration> parse_duration(const std::string& text) {

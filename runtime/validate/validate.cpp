@@ -1,6 +1,7 @@
 #include "runtime/validate/validate.h"
 
 #include <algorithm>
+#include <deque>
 #include <cmath>
 #include <iomanip>
 #include <nlohmann/json.hpp>
@@ -8,12 +9,17 @@
 #include <sstream>
 
 #include "runtime/format.h"
+#include "runtime/validate/calibrate.h"
+#include "runtime/validate/crossval.h"
 #include "runtime/validate/engine.h"
+#include "runtime/validate/mapping_table.h"
 
 namespace gs::validate {
 namespace {
 
 using json = nlohmann::ordered_json;
+
+constexpr double kZ90 = 1.6448536269514722;  // two-sided 90%: the 95th percentile of the standard normal
 
 std::string pct(double v) {
   if (!std::isfinite(v)) return "-";
@@ -77,23 +83,37 @@ const std::vector<std::string>& metric_order() {
   return m;
 }
 
-ValidationReport run_validation(const Registry& reg, const PresetLibrary& lib, const std::vector<RunRow>& rows, const std::string& runs_path) {
+ValidationReport run_validation(const Registry& reg, const PresetLibrary& lib, const std::vector<RunRow>& rows, const std::string& runs_path,
+                                const ValidationSettings& settings) {
   ValidationReport rep;
   rep.runs_path = runs_path;
   rep.rows_read = rows.size();
   // The calibration in force: whatever calibration/fitted.toml assigns.
   try {
-    Preset fitted = lib.load("calibration/fitted");
+    Preset fitted = lib.load(mapping_table(lib.dir()).preset("fitted"));
     rep.calibration_source = fitted.path;
     for (const auto& [v, x] : fitted.assignments) rep.calibration[reg.var(v).name] = x;
   } catch (const std::exception&) {
   }
   Engine engine(reg, lib);
+  // Rows are prepared with the fitted parameters as free inputs (at their preset values), so the same
+  // cones give the parameter uncertainty of each prediction.
+  const std::vector<FitParameter> params = default_fit_parameters(reg, lib);
+  const std::vector<uint32_t> vary = fit_variables(reg, params);
+  std::vector<double> values;
+  for (const auto& p : params) values.push_back(rep.calibration.count(p.name) ? rep.calibration.at(p.name) : p.start);
+  std::deque<PreparedRow> prepared;
+  std::vector<std::pair<size_t, FitUse>> uses;  // index into rep.rows
+  SearchEngine search = settings.engine;
+  if (!search && settings.search) search = [&](const SearchProblem& p) { return exhaustive_search(engine, lib, p); };
   std::map<std::string, std::vector<double>> all, tier_a, by_group;
   for (const auto& row : rows) {
     RowResult rr;
-    rr.scenario = map_row(reg, lib, row);
-    PreparedRow p = engine.prepare(rr.scenario);
+    SearchChoice choice = choose_unstated(lib, map_row(reg, lib, row), search);
+    rr.scenario = std::move(choice.scenario);
+    rr.spread_lo = choice.spread_lo, rr.spread_hi = choice.spread_hi;
+    prepared.push_back(engine.prepare(rr.scenario, vary));
+    const PreparedRow& p = prepared.back();
     if (!p.ok()) {
       rr.reason = p.error;
       rep.rows.push_back(std::move(rr));
@@ -101,7 +121,7 @@ ValidationReport run_validation(const Registry& reg, const PresetLibrary& lib, c
     }
     std::vector<double> out = engine.evaluate(p);
     for (size_t i = 0; i < p.outputs.size(); ++i)
-      for (const auto& b : breakdown_targets())
+      for (const auto& b : mapping_table(lib.dir()).breakdown)
         if (reg.var(p.outputs[i]).name == b) rr.breakdown[b] = out[i];
     std::string bad;
     for (size_t i = 0; i < rr.scenario.observations.size(); ++i) {
@@ -118,6 +138,7 @@ ValidationReport run_validation(const Registry& reg, const PresetLibrary& lib, c
       rep.rows.push_back(std::move(rr));
       continue;
     }
+    if (auto u = fit_use(p)) uses.emplace_back(rep.rows.size(), *u);
     const bool is_a = rr.scenario.tier == "A";
     for (size_t i = 0; i < rr.metrics.size(); ++i) {
       const auto& m = rr.metrics[i];
@@ -130,6 +151,22 @@ ValidationReport run_validation(const Registry& reg, const PresetLibrary& lib, c
       }
     }
     rep.rows.push_back(std::move(rr));
+  }
+  // 90% intervals: parameter uncertainty and residual scatter of the fit on the tier-A rows (in sample,
+  // so the scatter is the fit's own; cross-validation measures how well the intervals cover), widened by
+  // the spread over the near-best unstated settings.
+  std::vector<FitUse> tier_a_uses;
+  for (const auto& [i, u] : uses)
+    if (rep.rows[i].scenario.tier == "A") tier_a_uses.push_back(u);
+  if (tier_a_uses.size() > params.size()) {
+    rep.uncertainty = fit_uncertainty(engine, tier_a_uses, params, values);
+    for (const auto& [i, u] : uses) {
+      RowResult& rr = rep.rows[i];
+      if (!rr.primary) continue;
+      const double pred = rr.metrics[*rr.primary].predicted, sd = prediction_log_sd(engine, u, *rep.uncertainty);
+      rr.interval_lo = pred * rr.spread_lo * std::exp(-kZ90 * sd);
+      rr.interval_hi = pred * rr.spread_hi * std::exp(kZ90 * sd);
+    }
   }
   for (const auto& [k, v] : all) rep.summary[k] = summarise(v);
   for (const auto& [k, v] : tier_a) rep.summary_tier_a[k] = summarise(v);
@@ -156,10 +193,13 @@ std::string report_text(const ValidationReport& r) {
       std::string metric = m.observation.metric + (row.primary && *row.primary == i ? " *" : "");
       os << pad(i == 0 ? row.scenario.id : "", 34) << pad(i == 0 ? row.scenario.tier : "", 5) << pad(metric, 22)
          << pad(format_number(m.observation.reported) + " " + m.observation.unit, 19) << pad(format_number(m.predicted), 14)
-         << signed_pct(m.predicted, m.observation.reported) << "\n";
+         << signed_pct(m.predicted, m.observation.reported);
+      if (row.primary && *row.primary == i && std::isfinite(row.interval_lo))
+        os << "  [" << format_number(row.interval_lo) << ", " << format_number(row.interval_hi) << "]";
+      os << "\n";
     }
   }
-  os << "  (* the row's throughput comparison)\n";
+  os << "  (* the row's throughput comparison, with its 90% interval in brackets)\n";
   if (built < r.rows.size()) {
     os << "\nRows not built (" << (r.rows.size() - built) << "):\n";
     for (const auto& row : r.rows)
@@ -225,6 +265,8 @@ std::string report_json(const ValidationReport& r) {
         ms.push_back(mj);
       }
       x["metrics"] = ms;
+      if (std::isfinite(row.interval_lo)) x["throughput_interval_90"] = {row.interval_lo, row.interval_hi};
+      if (row.spread_lo != 1 || row.spread_hi != 1) x["unstated_spread"] = {row.spread_lo, row.spread_hi};
       json b = json::object();
       for (const auto& [k, v] : row.breakdown) b[k] = v;
       x["breakdown_si"] = b;
@@ -241,8 +283,19 @@ std::string report_json(const ValidationReport& r) {
 }
 
 int validate_command(const Registry& reg, const PresetLibrary& lib, const ValidateOptions& opt, std::ostream& out, std::ostream& err) {
-  std::vector<RunRow> rows = read_runs(opt.runs_path);
-  ValidationReport rep = run_validation(reg, lib, rows, opt.runs_path);
+  const std::vector<std::string> paths = opt.runs_paths.empty() ? default_runs_paths(lib.dir()) : opt.runs_paths;
+  std::vector<RunRow> rows = read_runs(paths);
+  std::string joined;
+  for (const auto& p : paths) joined += (joined.empty() ? "" : " + ") + p;
+  if (opt.cross_validate == "family") {
+    CrossValidation cv = cross_validate_families(reg, lib, rows, joined, default_fit_parameters(reg, lib));
+    out << (opt.json ? cross_validation_json(cv) : cross_validation_text(cv));
+    return 0;
+  }
+  if (!opt.cross_validate.empty()) throw PresetError("--cross-validate takes 'family', not '" + opt.cross_validate + "'");
+  ValidationSettings settings;
+  settings.search = opt.search;
+  ValidationReport rep = run_validation(reg, lib, rows, joined, settings);
   out << (opt.json ? report_json(rep) : report_text(rep));
   if (opt.max_median_ape) {
     auto it = rep.summary_tier_a.find("throughput");

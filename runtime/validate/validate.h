@@ -4,6 +4,7 @@
 // with the reason. The command logic lives here; the CLI only wires options.
 #pragma once
 
+#include <cmath>
 #include <map>
 #include <optional>
 #include <ostream>
@@ -13,6 +14,8 @@
 #include "runtime/presets.h"
 #include "runtime/registry.h"
 #include "runtime/validate/mapping.h"
+#include "runtime/validate/calibrate.h"
+#include "runtime/validate/search.h"
 
 namespace gs::validate {
 
@@ -34,6 +37,11 @@ struct RowResult {
   std::vector<MetricResult> metrics;
   std::optional<size_t> primary;                // index into metrics of the throughput comparison
   std::map<std::string, double> breakdown;      // step-time components, base units
+  // The spread of the throughput comparison over the near-best settings of unstated knobs, as factors of
+  // the prediction (1, 1 when nothing was searched), and the 90% interval of the throughput comparison
+  // (in its unit; NaN when no parameter uncertainty is known).
+  double spread_lo = 1, spread_hi = 1;
+  double interval_lo = NAN, interval_hi = NAN;
   bool built() const { return reason.empty(); }
 };
 
@@ -51,19 +59,29 @@ struct ValidationReport {
   std::map<std::string, MetricSummary> summary, summary_tier_a;
   std::map<std::string, MetricSummary> throughput_by_group;  // source group -> throughput summary
   std::map<std::string, double> calibration;                 // fitted parameter -> value (base units)
+  std::optional<FitUncertainty> uncertainty;                 // of the shipped fit, on the tier-A rows
   std::string calibration_source;
 };
 
 // Metric names in report order.
 const std::vector<std::string>& metric_order();
 
+// How unstated settings are chosen: by `engine` when set (e.g. a planner), else by the exhaustive search
+// when `search` is on, else the defaults stay.
+struct ValidationSettings {
+  bool search = true;
+  SearchEngine engine;
+};
+
 ValidationReport run_validation(const Registry& reg, const PresetLibrary& lib, const std::vector<RunRow>& rows,
-                                const std::string& runs_path);
+                                const std::string& runs_path, const ValidationSettings& settings = {});
 std::string report_text(const ValidationReport& r);
 std::string report_json(const ValidationReport& r);
 
 struct ValidateOptions {
-  std::string runs_path;
+  std::vector<std::string> runs_paths;  // empty: the mapping table's default_runs
+  std::string cross_validate;           // "family": leave-one-family-out instead of the plain report
+  bool search = true;                   // choose unstated settings by search
   bool json = false;
   std::optional<double> max_median_ape;  // percent; exit 1 when tier-A throughput median APE exceeds it
 };

@@ -1,0 +1,211 @@
+#include "runtime/validate/mapping_table.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <toml++/toml.h>
+
+#include "runtime/validate/runs.h"
+
+namespace gs::validate {
+namespace {
+
+std::string where(const std::string& path, const toml::source_region& r) {
+  return path + ":" + std::to_string(r.begin.line) + ":" + std::to_string(r.begin.column);
+}
+
+[[noreturn]] void fail(const std::string& path, const toml::node& n, const std::string& msg) {
+  throw MappingError(where(path, n.source()) + ": " + msg);
+}
+
+std::string text_of(const std::string& path, const toml::node& n, const std::string& what) {
+  if (auto s = n.value<std::string>()) return *s;
+  fail(path, n, what + " must be a string");
+}
+
+double number_of(const std::string& path, const toml::node& n, const std::string& what) {
+  if (auto d = n.value<double>()) return *d;
+  fail(path, n, what + " must be a number");
+}
+
+std::vector<std::string> texts_of(const std::string& path, const toml::node* n, const std::string& what) {
+  std::vector<std::string> out;
+  if (!n) return out;
+  const toml::array* a = n->as_array();
+  if (!a) fail(path, *n, what + " must be an array of strings");
+  for (const auto& x : *a) out.push_back(text_of(path, x, what));
+  return out;
+}
+
+const toml::table& table_of(const std::string& path, const toml::table& doc, const std::string& key) {
+  const toml::node* n = doc.get(key);
+  if (!n) throw MappingError(path + ": missing table [" + key + "]");
+  if (!n->is_table()) fail(path, *n, "'" + key + "' must be a table");
+  return *n->as_table();
+}
+
+std::map<std::string, std::string> strings_of(const std::string& path, const toml::table& doc, const std::string& key) {
+  std::map<std::string, std::string> out;
+  for (const auto& [k, v] : table_of(path, doc, key)) out[std::string(k.str())] = text_of(path, v, "[" + key + "] " + std::string(k.str()));
+  return out;
+}
+
+template <class Map>
+const typename Map::mapped_type& lookup(const Map& m, const std::string& key, const std::string& path, const std::string& table) {
+  auto it = m.find(key);
+  if (it == m.end()) throw MappingError(path + ": [" + table + "] has no entry '" + key + "'");
+  return it->second;
+}
+
+void reject_unknown(const std::string& path, const toml::table& t, const std::vector<std::string>& keys, const std::string& what) {
+  for (const auto& [k, v] : t)
+    if (std::find(keys.begin(), keys.end(), std::string(k.str())) == keys.end()) {
+      std::string list;
+      for (const auto& x : keys) list += (list.empty() ? "" : ", ") + x;
+      throw MappingError(where(path, k.source()) + ": unknown key '" + std::string(k.str()) + "' in a " + what + " entry (" + list + ")");
+    }
+}
+
+}  // namespace
+
+const std::string& MappingTable::var(const std::string& role) const { return lookup(variables, role, path, "variables"); }
+const std::string& MappingTable::target(const std::string& metric) const { return lookup(targets, metric, path, "targets"); }
+const std::string& MappingTable::preset(const std::string& role) const { return lookup(presets, role, path, "presets"); }
+const std::string& MappingTable::variant(const std::string& role) const { return lookup(variants, role, path, "variants"); }
+const std::string& MappingTable::precision_key(const std::string& recipe) const { return lookup(precision, recipe, path, "precision"); }
+double MappingTable::constant(const std::string& role) const { return lookup(constants, role, path, "constants"); }
+const std::vector<double>& MappingTable::candidates(const std::string& knob) const { return lookup(unstated, knob, path, "unstated"); }
+
+MappingTable parse_mapping_table(const std::string& text, const std::string& path) {
+  toml::table doc;
+  try {
+    doc = toml::parse(text, path);
+  } catch (const toml::parse_error& e) {
+    throw MappingError(where(path, e.source()) + ": malformed TOML: " + std::string(e.description()));
+  }
+  static const std::vector<std::string> kKeys = {"default_runs", "presets", "variables", "constants", "variants", "precision",
+                                                 "targets",      "breakdown", "hardware", "unstated", "fit", "model_facts"};
+  for (const auto& [key, node] : doc)
+    if (std::find(kKeys.begin(), kKeys.end(), key.str()) == kKeys.end())
+      throw MappingError(where(path, key.source()) + ": unknown key '" + std::string(key.str()) + "' (expected one of default_runs, presets, variables, constants, variants, precision, targets, breakdown, hardware, unstated, fit, model_facts)");
+  MappingTable t;
+  t.path = path;
+  t.default_runs = texts_of(path, doc.get("default_runs"), "default_runs");
+  t.presets = strings_of(path, doc, "presets");
+  t.variables = strings_of(path, doc, "variables");
+  t.variants = strings_of(path, doc, "variants");
+  t.precision = strings_of(path, doc, "precision");
+  t.targets = strings_of(path, doc, "targets");
+  for (const auto& [k, v] : table_of(path, doc, "constants")) t.constants[std::string(k.str())] = number_of(path, v, "[constants] " + std::string(k.str()));
+  for (const auto& [k, v] : table_of(path, doc, "breakdown")) t.breakdown.push_back(text_of(path, v, "[breakdown] " + std::string(k.str())));
+  for (const auto& [k, v] : table_of(path, doc, "unstated")) {
+    const std::string key(k.str());
+    if (key == "near_best_pct") {
+      t.near_best_pct = number_of(path, v, "[unstated] near_best_pct");
+      continue;
+    }
+    const toml::array* a = v.as_array();
+    if (!a || a->empty()) fail(path, v, "[unstated] " + key + " must be a non-empty array of numbers");
+    for (const auto& x : *a) t.unstated[key].push_back(number_of(path, x, "[unstated] " + key));
+  }
+  const toml::node* hw = doc.get("hardware");
+  if (!hw || !hw->is_array_of_tables()) throw MappingError(path + ": missing [[hardware]] rules");
+  for (const auto& n : *hw->as_array()) {
+    const toml::table& r = *n.as_table();
+    HardwareRule rule;
+    const toml::node* p = r.get("preset");
+    if (!p) fail(path, n, "a [[hardware]] rule needs a preset");
+    rule.preset = text_of(path, *p, "preset");
+    rule.all = texts_of(path, r.get("all"), "all");
+    rule.none = texts_of(path, r.get("none"), "none");
+    reject_unknown(path, r, {"preset", "all", "none"}, "[[hardware]]");
+    if (rule.all.empty()) fail(path, n, "a [[hardware]] rule needs at least one string in 'all'");
+    for (auto& s : rule.all) s = normalise_hardware_name(s);
+    for (auto& s : rule.none) s = normalise_hardware_name(s);
+    t.hardware.push_back(std::move(rule));
+  }
+  if (const toml::node* fit = doc.get("fit")) {
+    if (!fit->is_array_of_tables()) fail(path, *fit, "'fit' must be an array of tables ([[fit]])");
+    for (const auto& n : *fit->as_array()) {
+      const toml::table& r = *n.as_table();
+      FitParameterSpec f;
+      reject_unknown(path, r, {"name", "share", "start", "why"}, "[[fit]]");
+      const toml::node* name = r.get("name");
+      if (!name) fail(path, n, "a [[fit]] entry needs a name");
+      f.name = text_of(path, *name, "name");
+      if (const toml::node* sh = r.get("share")) {
+        auto b = sh->value<bool>();
+        if (!b) fail(path, *sh, "share must be true or false");
+        f.share = *b;
+      }
+      if (const toml::node* st = r.get("start")) f.start = number_of(path, *st, "start");
+      else fail(path, n, "a [[fit]] entry needs a start");
+      if (const toml::node* w = r.get("why")) f.why = text_of(path, *w, "why");
+      if (f.share ? !(f.start > 0 && f.start < 1) : !(f.start > 0)) fail(path, n, "the start of " + f.name + " must be " + (f.share ? "in (0, 1)" : "positive"));
+      t.fit.push_back(std::move(f));
+    }
+  }
+  if (const toml::node* facts = doc.get("model_facts")) {
+    if (!facts->is_array_of_tables()) fail(path, *facts, "'model_facts' must be an array of tables ([[model_facts]])");
+    for (const auto& n : *facts->as_array()) {
+      const toml::table& r = *n.as_table();
+      ModelFact f;
+      reject_unknown(path, r, {"family", "model", "cells", "source"}, "[[model_facts]]");
+      f.family = texts_of(path, r.get("family"), "family");
+      f.model = texts_of(path, r.get("model"), "model");
+      for (auto& x : f.family) x = normalise_hardware_name(x);
+      for (auto& x : f.model) x = normalise_hardware_name(x);
+      const toml::node* cells = r.get("cells");
+      if (f.family.empty() || !cells || !cells->is_table()) fail(path, n, "a [[model_facts]] entry needs 'family' and a 'cells' table");
+      for (const auto& [k, v] : *cells->as_table()) f.cells[std::string(k.str())] = text_of(path, v, "cells." + std::string(k.str()));
+      const toml::node* src = r.get("source");
+      if (!src) fail(path, n, "a [[model_facts]] entry needs a source");
+      f.source = text_of(path, *src, "source");
+      t.model_facts.push_back(std::move(f));
+    }
+  }
+  return t;
+}
+
+const MappingTable& mapping_table(const std::string& presets_dir) {
+  static std::mutex mu;
+  static std::map<std::string, MappingTable> cache;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = cache.find(presets_dir);
+  if (it != cache.end()) return it->second;
+  const std::string path = (std::filesystem::path(presets_dir) / "validate" / "mapping.toml").string();
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw MappingError("cannot read the validate mapping '" + path + "'");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return cache.emplace(presets_dir, parse_mapping_table(ss.str(), path)).first->second;
+}
+
+std::vector<std::string> default_runs_paths(const std::string& presets_dir) {
+  const char* env = std::getenv("GSTACK_DATA");
+  const std::string data = env && *env ? std::string(env) : std::string(GSTACK_DATA_DIR);
+  std::vector<std::string> out;
+  for (const auto& r : mapping_table(presets_dir).default_runs) out.push_back((std::filesystem::path(data) / r).string());
+  return out;
+}
+
+std::string normalise_hardware_name(const std::string& text) {
+  std::string out;
+  for (char c : lower(text))
+    if (c != ' ' && c != '-' && c != '_' && c != '.') out += c;
+  return out;
+}
+
+std::optional<std::string> match_hardware(const MappingTable& t, const std::string& hardware_text) {
+  const std::string s = normalise_hardware_name(hardware_text);
+  if (s.empty()) return std::nullopt;
+  auto has = [&](const std::string& x) { return s.find(x) != std::string::npos; };
+  for (const auto& r : t.hardware)
+    if (std::all_of(r.all.begin(), r.all.end(), has) && std::none_of(r.none.begin(), r.none.end(), has)) return r.preset;
+  return std::nullopt;
+}
+
+}  // namespace gs::validate

@@ -1,0 +1,79 @@
+// The data half of the row-to-scenario mapping: presets/validate/mapping.toml names every model variable,
+// variant key, preset and hardware rule the mapping uses, so no C++ here names a model variable. The C++
+// refers to roles ("layers", "tp", "tokens_per_s"), and this table says which variable plays each role.
+#pragma once
+
+#include <map>
+#include <stdexcept>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gs::validate {
+
+struct HardwareRule {
+  std::string preset;
+  std::vector<std::string> all;   // every one of these must appear in the normalised text
+  std::vector<std::string> none;  // none of these may appear
+};
+
+struct FitParameterSpec {
+  std::string name;   // model variable
+  bool share = true;  // fitted as a logit (a share in (0, 1)) or as a log (a positive value)
+  double start = 0;   // in the variable's unit
+  std::string why;
+};
+
+// Cells a named model's published configuration states (see [[model_facts]] in mapping.toml).
+struct ModelFact {
+  std::vector<std::string> family;           // normalised strings that must all appear in the `model_family` column
+  std::vector<std::string> model;            // ... and in the `model` column
+  std::map<std::string, std::string> cells;  // column -> value
+  std::string source;
+};
+
+struct MappingTable {
+  std::string path;                                // where it was read
+  std::vector<std::string> default_runs;           // relative to the data folder
+  std::map<std::string, std::string> presets;      // role -> preset name
+  std::map<std::string, std::string> variables;    // role -> model variable
+  std::map<std::string, double> constants;         // role -> value
+  std::map<std::string, std::string> variants;     // role -> selector variable or variant key
+  std::map<std::string, std::string> precision;    // recipe -> variant key / preset suffix
+  std::map<std::string, std::string> targets;      // metric -> model variable
+  std::vector<std::string> breakdown;              // step-time components, in file order
+  std::vector<HardwareRule> hardware;              // first match wins
+  std::map<std::string, std::vector<double>> unstated;  // knob -> candidate values
+  double near_best_pct = 5;
+  std::vector<FitParameterSpec> fit;               // calibrate's default parameters
+  std::vector<ModelFact> model_facts;
+
+  // Each throws MappingError naming the file and the missing key.
+  const std::string& var(const std::string& role) const;
+  const std::string& target(const std::string& metric) const;
+  const std::string& preset(const std::string& role) const;
+  const std::string& variant(const std::string& role) const;
+  const std::string& precision_key(const std::string& recipe) const;
+  double constant(const std::string& role) const;
+  const std::vector<double>& candidates(const std::string& knob) const;
+};
+
+struct MappingError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Parses the TOML text (`path` is used in messages). Throws MappingError with file:line:col.
+MappingTable parse_mapping_table(const std::string& text, const std::string& path);
+// <presets_dir>/validate/mapping.toml, read once per directory.
+const MappingTable& mapping_table(const std::string& presets_dir);
+
+// The default runs as paths: GSTACK_DATA when set, else the source tree's data/ folder, joined with each
+// entry of default_runs.
+std::vector<std::string> default_runs_paths(const std::string& presets_dir);
+
+// Lower case without spaces, dashes, underscores or dots, as the hardware rules compare names.
+std::string normalise_hardware_name(const std::string& text);
+// The preset of the first rule that matches, or nothing.
+std::optional<std::string> match_hardware(const MappingTable& t, const std::string& hardware_text);
+
+}  // namespace gs::validate

@@ -1,0 +1,74 @@
+# Golden cases for validation that transfers: all published runs by default, leave-one-family-out
+# cross-validation with the constant-MFU baseline, intervals and the search over unstated settings (run by
+# run_cli_tests.py, whose helpers they use). The pinned numbers are the ones docs/calibration.md quotes.
+
+SUPPLEMENT = os.path.join(HERE, "..", "..", "data", "runs", "calibration-supplement.csv")
+
+
+@case
+def validate_reads_all_published_runs_by_default(cli):
+    j = cli.json("validate", image="model")
+    check(j["rows_read"] == 114, f"54 + 60 rows read, got {j['rows_read']}")
+    built = [r for r in j["rows"] if r["built"]]
+    check(len(built) == 43, f"43 rows built, got {len(built)}")
+    for r in j["rows"]:
+        check(r["built"] or r.get("reason"), f"{r['id']}: an unbuilt row names what is missing")
+    searched = [r for r in built if any(a.startswith("chosen by search") for a in r["assumptions"])]
+    check(len(searched) >= 10, f"unstated settings chosen by search on {len(searched)} rows")
+    for r in built:
+        lo, hi = r["throughput_interval_90"]
+        p = [m for m in r["metrics"] if m["throughput"]][0]["predicted"]
+        check(lo < p < hi, f"{r['id']}: the 90% interval [{lo}, {hi}] holds the prediction {p}")
+    same = cli.json("validate", "--runs", RUNS, SUPPLEMENT, image="model")
+    check(same["summary"] == j["summary"], "--runs with both files equals the default")
+
+
+@case
+def validate_without_search_keeps_the_stated_defaults(cli):
+    j = cli.json("validate", "--runs", RUNS, "--no-search", image="model")
+    for r in j["rows"]:
+        if r["built"]:
+            check(not any(a.startswith("chosen by search") for a in r["assumptions"]), f"{r['id']}: no search")
+
+
+@case
+def validate_cross_validate_family(cli):
+    j = cli.json("validate", "--cross-validate", "family", image="model")
+    o = j["overall"]
+    check(o["n"] == 43 and len(j["families"]) == 6, f"43 rows in 6 families, got {o['n']} in {len(j['families'])}")
+    # Out of sample, with a relative tolerance of 8% on each pinned number (docs/calibration.md).
+    for key, want in (("median_ape", 12.2), ("mean_ape", 22.4), ("baseline_median_ape", 24.2), ("baseline_mean_ape", 73.9)):
+        check(abs(o[key] - want) <= 0.08 * want, f"overall {key} {o[key]:.2f} vs {want}")
+    check(abs(o["coverage_90"] - 0.907) <= 0.06, f"90% coverage {o['coverage_90']}")
+    check(o["median_ape"] < o["baseline_median_ape"] and o["mean_ape"] < o["baseline_mean_ape"], "beats the constant-MFU rule overall")
+    for f in j["families"]:
+        check(set(f["fitted_without"]) == set(j["parameters"]), f"{f['family']}: the fold's parameters are listed")
+    for r in j["rows"]:
+        lo, hi = r["interval_90"]
+        check(r["covered"] == (lo <= r["reported"] <= hi), f"{r['id']}: coverage flag")
+    out, _ = cli.run("validate", "--cross-validate", "family", image="model")
+    contains(out, "Leave-one-family-out cross-validation", "MFU rule: median", "| 90% coverage", "  overall ")
+    _, err = cli.run("validate", "--cross-validate", "row", image="model", expect=2)
+    contains(err, "--cross-validate")
+
+
+@case
+def validate_reads_suffixed_and_empty_cells(cli):
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "runs.csv")
+        with open(RUNS) as f:
+            header = f.readline()
+        cols = header.strip().split(",")
+        cells = {"id": "q16m", "tier": "A", "source_group": "test", "params_b": "1.7", "layers": "24", "hidden": "2304",
+                 "heads": "24", "seq_len": "2K", "global_batch_tokens": "1M", "micro_batch": "n/a", "vocab": "51200",
+                 "precision": "bf16", "hardware": "A100-SXM4-80GB", "gpu_count": "32", "tp": "1", "pp": "1",
+                 "act_recompute": "full", "tokens_per_s": "2.5M", "source": "test 2023"}
+        with open(path, "w") as f:
+            f.write(header)
+            f.write(",".join(cells.get(c, "") for c in cols) + "\n")
+        j = cli.json("validate", "--runs", path, image="model")
+        r = j["rows"][0]
+        check(r["built"], f"built: {r.get('reason')}")
+        a = " | ".join(r["assumptions"])
+        contains(a, "micro_batch: 'n/a' read as empty", "tokens_per_s: '2.5M' read as 2500000", "chosen by search")
+        check([m for m in r["metrics"] if m["throughput"]][0]["reported"] == 2.5e6, "2.5M tokens/s")
