@@ -23,6 +23,7 @@
 #include <optional>
 
 #include "image/atomic_file.h"
+#include "tools/cli_extras.h"
 #include "runtime/export.h"
 #include "runtime/format.h"
 #include "runtime/presets.h"
@@ -52,6 +53,7 @@ struct UsageError : std::runtime_error {
 
 struct Common {
   bool json = false;
+  bool si = false;
   std::string image;
   std::string presets_dir;
 };
@@ -67,6 +69,7 @@ struct ResolveFlags {
 
 void add_common(CLI::App* cmd, Common& c) {
   cmd->add_flag("--json", c.json, "print JSON (SI values with unit strings) instead of text");
+  cmd->add_flag("--si", c.si, "text: show each value in its variable's declared unit (SI prefixes only), not the field's usual unit");
   cmd->add_option("--image", c.image, "registry image to read (default: $GSTACK_IMAGE, else model.gsimg of this build)");
   cmd->add_option("--presets", c.presets_dir, "directory of presets (default: $GSTACK_PRESETS, else the source tree's presets/)");
 }
@@ -339,6 +342,7 @@ int run_calibrate(const Common& c, gs::validate::CalibrateOptions opt) {
 int main(int argc, char** argv) {
   CLI::App app{"gpu-stack: resolve, trace and report on the compiled gpu_stack model"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", gs::cli::version_text("gpu-stack"));
   Common common;
   ScenarioInputs scenario;
   ResolveFlags flags;
@@ -485,17 +489,27 @@ int main(int argc, char** argv) {
   exp_run->add_option("--experiments", run_args.experiments_dir, "experiments directory");
   add_common(exp_run, common);
 
+  std::string shell;
+  auto* completion = gs::cli::add_completion_command(app, shell);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);
     return 2;
   }
 
+  if (completion->parsed()) {
+    std::cout << gs::cli::bash_completion(app, "gpu-stack");
+    return 0;
+  }
+  if (common.si) gs::set_display_style(gs::DisplayStyle::Declared);
   try {
     if (stats->parsed()) return run_stats(common);
     if (resolve->parsed()) return run_resolve(common, target, scenario, flags);

@@ -16,6 +16,8 @@ namespace gs {
 
 struct SweepValues {
   std::vector<double> values;  // base units
+  std::string unit;            // the unit the numbers were written in: the one given, else the display unit
+  double scale = 1;            // one `unit` in base units, to write the values back as they were given
   std::string error;           // set when parsing failed
 };
 
