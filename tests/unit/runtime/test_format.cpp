@@ -61,7 +61,7 @@ TEST_CASE("format: the display-units table picks the largest ladder unit in whic
   CHECK(show("training.flops_per_step", 1e15) == "1e+15 FLOP");                   // compute is quoted unprefixed
   CHECK(show("lab.photon_energy", 20476545833266.7) == "5.687929 GWh");
   CHECK(show("lab.photon_energy", 3.2e-16) == "320 aJ");
-  CHECK(show("econ.power.price_kwh", 1e-7) == "0.36 USD/(kW*h)");                 // no row: declared unit
+  CHECK(show("econ.power.price_kwh", 1e-7) == "0.36 USD/(kW*h)");                 // energy prices per kWh
   CHECK(show("training.overhead_fraction", 0.25) == "0.25");
   CHECK(show("econ.job.dc_power", -5200) == "-5.2 kW");                            // magnitude, not sign
   CHECK(show("econ.job.dc_power", 0) == "0 W");
