@@ -1,14 +1,22 @@
 #include "runtime/format.h"
 
 #include <array>
+#include <atomic>
 #include <cctype>
 #include <cmath>
+#include <optional>
 
 #include <fmt/format.h>
+#include <toml++/toml.h>
 
 namespace gs {
 
+// presets/display_units.toml, copied into the build by runtime/CMakeLists.txt (display_units_data.cpp.in).
+extern const char* const kDisplayUnitsToml;
+
 namespace {
+
+std::atomic<DisplayStyle> g_style{DisplayStyle::Quoted};
 
 // Units that engineers write with SI prefixes (kW, GB, TFLOP/s, ms). Money, tokens and counts are not
 // among them: "3 µUSD/token" or "6.7 Mtoken/s" would surprise a reader more than a plain number.
@@ -28,15 +36,8 @@ constexpr std::array<Prefix, 16> kPrefixes = {{{"Q", 30}, {"R", 27}, {"Y", 24}, 
                                                {"G", 9}, {"M", 6}, {"k", 3}, {"m", -3}, {"u", -6}, {"n", -9}, {"p", -12},
                                                {"f", -15}, {"a", -18}}};
 
-}  // namespace
-
-std::string format_number(double x) {
-  if (x == 0) return "0";
-  return fmt::format("{:.7g}", x);
-}
-
-Displayed display(const UnitTable& units, const Variable& var, double base_value) {
-  Displayed d{base_value / var.unit_scale, var.unit == "1" ? "" : var.unit};
+// An SI prefix on the leading unit name of `d` when that unit takes one and the value needs it.
+Displayed with_prefix(const UnitTable& units, Displayed d) {
   // The leading unit name is the one a prefix attaches to; it must not carry a power (km^2 != k(m^2)).
   size_t end = 0;
   while (end < d.unit.size() && (std::isalpha(static_cast<unsigned char>(d.unit[end])) || d.unit[end] == '_')) ++end;
@@ -55,10 +56,107 @@ Displayed display(const UnitTable& units, const Variable& var, double base_value
   return d;
 }
 
+// One row of the display-units table, as written in the file.
+struct Row {
+  std::string of;
+  std::vector<std::string> ladder, keep;
+};
+
+std::vector<std::string> strings(const toml::node* n) {
+  std::vector<std::string> out;
+  if (const toml::array* a = n ? n->as_array() : nullptr)
+    for (const auto& item : *a)
+      if (auto s = item.value<std::string>()) out.push_back(*s);
+  return out;
+}
+
+// Parsed once; a malformed table (a build-time data error, caught by display_table_problems in the tests)
+// leaves no rows, so text falls back to declared units rather than failing.
+const std::vector<Row>& rows() {
+  static const std::vector<Row> table = [] {
+    std::vector<Row> out;
+    toml::table doc;
+    try {
+      doc = toml::parse(std::string(kDisplayUnitsToml), std::string("presets/display_units.toml"));
+    } catch (const toml::parse_error&) {
+      return out;
+    }
+    if (const toml::array* a = doc["dimension"].as_array())
+      for (const auto& node : *a)
+        if (const toml::table* t = node.as_table())
+          out.push_back({(*t)["of"].value_or(std::string()), strings(t->get("ladder")), strings(t->get("keep"))});
+    return out;
+  }();
+  return table;
+}
+
+// The table's choice for `var`, or nothing when no row covers its dimension (or it keeps its own unit).
+std::optional<Displayed> quoted(const UnitTable& units, const Variable& var, double base_value) {
+  for (const Row& row : rows()) {
+    auto of = units.parse(row.of);
+    if (!of || !(of->dim == var.dim)) continue;
+    for (const auto& k : row.keep)
+      if (k == var.unit) return std::nullopt;
+    // The largest rung in which the magnitude is at least one; below the first rung, the first rung.
+    std::optional<std::pair<std::string, double>> first, best;
+    for (const auto& rung : row.ladder) {
+      auto q = units.parse(rung);
+      if (!q || !(q->dim == var.dim)) continue;
+      if (!first || q->scale < first->second) first = {rung, q->scale};
+      if (std::fabs(base_value) >= q->scale && (!best || q->scale > best->second)) best = {rung, q->scale};
+    }
+    if (!first) return std::nullopt;
+    if (best) return Displayed{base_value / best->second, best->first};
+    return with_prefix(units, Displayed{base_value / first->second, first->first});
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+void set_display_style(DisplayStyle style) { g_style = style; }
+DisplayStyle display_style() { return g_style; }
+
+std::string format_number(double x) {
+  if (x == 0) return "0";
+  return fmt::format("{:.7g}", x);
+}
+
+Displayed display(const UnitTable& units, const Variable& var, double base_value, DisplayStyle style) {
+  if (var.unit == "1") return {base_value, ""};
+  if (style == DisplayStyle::Quoted && std::isfinite(base_value))
+    if (auto d = quoted(units, var, base_value)) return *d;
+  return with_prefix(units, Displayed{base_value / var.unit_scale, var.unit});
+}
+
+Displayed display(const UnitTable& units, const Variable& var, double base_value) {
+  return display(units, var, base_value, display_style());
+}
+
 std::string format_quantity(const UnitTable& units, const Variable& var, double base_value) {
   Displayed d = display(units, var, base_value);
   std::string s = format_number(d.value);
   return d.unit.empty() ? s : s + " " + d.unit;
+}
+
+std::vector<std::string> display_table_problems(const UnitTable& units) {
+  std::vector<std::string> problems;
+  if (rows().empty()) problems.push_back("presets/display_units.toml has no [[dimension]] rows (or does not parse)");
+  for (const Row& row : rows()) {
+    std::string error;
+    auto of = units.parse(row.of, &error);
+    if (!of) {
+      problems.push_back("row '" + row.of + "': " + error);
+      continue;
+    }
+    if (row.ladder.empty()) problems.push_back("row '" + row.of + "' has an empty ladder");
+    for (const auto& rung : row.ladder) {
+      auto q = units.parse(rung, &error);
+      if (!q) problems.push_back("row '" + row.of + "', unit '" + rung + "': " + error);
+      else if (!(q->dim == of->dim)) problems.push_back("row '" + row.of + "', unit '" + rung + "' is of another dimension");
+    }
+  }
+  return problems;
 }
 
 }  // namespace gs

@@ -227,6 +227,13 @@ std::vector<std::string> PresetLibrary::names() const {
   return out;
 }
 
+bool PresetLibrary::is_external(const Preset& p) const {
+  std::error_code ec;
+  const fs::path dir = fs::weakly_canonical(dir_, ec), file = fs::weakly_canonical(p.path, ec);
+  const auto rel = file.lexically_relative(dir);
+  return rel.empty() || rel.native().starts_with("..");
+}
+
 std::string PresetLibrary::locate(const std::string& name_or_path, const std::string& base_dir) const {
   const bool is_path = name_or_path.find('/') != std::string::npos || name_or_path.ends_with(".toml");
   if (is_path && fs::exists(name_or_path)) return name_or_path;
@@ -269,6 +276,52 @@ Preset PresetLibrary::load_layered(const std::string& name_or_path, const std::s
   return p;
 }
 
+// Appends a loaded preset's layers to `p`. A layer with a role replaces the earlier layers of that role
+// (and what they extended), so a later workload takes the place of an earlier one instead of inheriting
+// its pins. One rule for `extends` and for the layers a command line names.
+static void append_layers(Preset& p, Preset b) {
+  if (!b.role.empty()) {
+    std::erase_if(p.parts, [&](const PresetLayer& l) { return std::find(l.roles.begin(), l.roles.end(), b.role) != l.roles.end(); });
+    for (auto& l : b.parts) l.roles.push_back(b.role);
+  }
+  p.parts.insert(p.parts.end(), std::make_move_iterator(b.parts.begin()), std::make_move_iterator(b.parts.end()));
+}
+
+// The merged view of `p.parts`, layer by layer: later values win; targets keep their first position.
+static void merge_layers(Preset& p) {
+  p.assignments.clear(), p.variants.clear(), p.expected.clear(), p.uncertain.clear();
+  p.targets.clear(), p.notes.clear(), p.layers.clear();
+  for (const PresetLayer& l : p.parts) {
+    for (const auto& [v, x] : l.assignments) p.assignments[v] = x;
+    for (const auto& [v, k] : l.variants) p.variants[v] = k;
+    for (const auto& [v, x] : l.expected) p.expected[v] = x;
+    for (const auto& [v, d] : l.uncertain) {
+      p.uncertain[v] = d;
+      // An uncertain input needs a point value for resolve; without one, its median stands for it.
+      if (!p.assignments.count(v)) p.assignments[v] = d.quantile(0.5);
+    }
+    for (const auto& t : l.targets) {
+      auto it = std::find_if(p.targets.begin(), p.targets.end(), [&](const auto& e) { return e.first == t.first; });
+      if (it == p.targets.end()) p.targets.push_back(t);
+      else it->second = t.second;
+    }
+    p.notes.insert(p.notes.end(), l.notes.begin(), l.notes.end());
+    p.layers.push_back(l.name);
+  }
+}
+
+Preset PresetLibrary::compose(const std::vector<std::string>& names, std::vector<Preset>* loaded) const {
+  Preset p;
+  for (const auto& name : names) {
+    Preset b = load(name);
+    if (loaded) loaded->push_back(b);
+    if (p.name.empty()) p.name = b.name; else p.name += "+" + b.name;
+    append_layers(p, std::move(b));
+  }
+  merge_layers(p);
+  return p;
+}
+
 Preset PresetLibrary::parse_layered(const std::string& text, const std::string& path, std::vector<std::string>& stack) const {
   toml::table doc;
   try {
@@ -277,7 +330,7 @@ Preset PresetLibrary::parse_layered(const std::string& text, const std::string& 
     throw PresetError(path + ":" + std::to_string(e.source().begin.line) + ": malformed TOML: " + std::string(e.description()));
   }
   const Reader r(reg_, path);
-  static const std::vector<std::string> kKeys = {"name", "description", "source", "notes", "extends",
+  static const std::vector<std::string> kKeys = {"name", "role", "description", "source", "notes", "extends",
                                                  "variants", "assign", "targets", "expected", "uncertainty"};
   for (const auto& [key, node] : doc) {
     if (std::find(kKeys.begin(), kKeys.end(), key.str()) == kKeys.end())
@@ -290,7 +343,8 @@ Preset PresetLibrary::parse_layered(const std::string& text, const std::string& 
     return n->as_table();
   };
 
-  // Layers first, in order, so this file's own values win.
+  // Layers first, in order, so this file's own values win. A layer with a role replaces the earlier layers
+  // of that role (and what they extended).
   Preset p;
   if (const toml::node* n = doc.get("extends")) {
     const std::string dir = fs::path(path).parent_path().string();
@@ -301,38 +355,27 @@ Preset PresetLibrary::parse_layered(const std::string& text, const std::string& 
       } catch (const PresetError& e) {
         r.fail(n->source(), std::string("in preset '") + base + "' extended here: " + e.what());
       }
-      for (auto& [v, x] : b.assignments) p.assignments[v] = x;
-      for (auto& [v, k] : b.variants) p.variants[v] = k;
-      for (auto& [v, x] : b.expected) p.expected[v] = x;
-      for (auto& [v, d] : b.uncertain) p.uncertain[v] = d;
-      for (auto& t : b.targets) {
-        auto it = std::find_if(p.targets.begin(), p.targets.end(), [&](const auto& e) { return e.first == t.first; });
-        if (it == p.targets.end()) p.targets.push_back(t);
-        else it->second = t.second;
-      }
-      p.notes.insert(p.notes.end(), b.notes.begin(), b.notes.end());
-      p.layers.insert(p.layers.end(), b.layers.begin(), b.layers.end());
+      append_layers(p, std::move(b));
     }
   }
 
+  PresetLayer own;
   p.path = path;
   p.name = fs::path(path).stem().string();
   if (const toml::node* n = doc.get("name")) p.name = r.text(*n, "'name'");
+  if (const toml::node* n = doc.get("role")) p.role = r.text(*n, "'role'");
   if (const toml::node* n = doc.get("description")) p.description = r.text(*n, "'description'");
   if (const toml::node* n = doc.get("source")) p.source = r.text(*n, "'source'");
-  if (const toml::node* n = doc.get("notes")) {
-    auto notes = r.texts(*n, "'notes'");
-    p.notes.insert(p.notes.end(), notes.begin(), notes.end());
-  }
-  p.layers.push_back(p.name);
+  if (const toml::node* n = doc.get("notes")) own.notes = r.texts(*n, "'notes'");
+  own.name = p.name;
 
   if (const toml::table* t = table("assign"))
-    r.each_variable(*t, "", [&](uint32_t v, const toml::node& n) { p.assignments[v] = r.quantity(v, n); }, "variable in [assign]");
+    r.each_variable(*t, "", [&](uint32_t v, const toml::node& n) { own.assignments[v] = r.quantity(v, n); }, "variable in [assign]");
   if (const toml::table* t = table("variants")) {
     r.each_variable(*t, "", [&](uint32_t v, const toml::node& n) {
       std::string key = r.text(n, "a variant key");
       if (auto error = variant_selector_error(reg_, v, key); !error.empty()) r.fail(n.source(), error);
-      p.variants[v] = key;
+      own.variants[v] = key;
     }, "variable in [variants]");
   }
   if (const toml::table* t = table("targets")) {
@@ -342,20 +385,15 @@ Preset PresetLibrary::parse_layered(const std::string& text, const std::string& 
       found.emplace_back(label.source().begin.line, std::string(label.str()),
                          r.variable(r.text(node, "a target"), node.source(), "target variable"));
     std::sort(found.begin(), found.end());
-    for (const auto& [line, label, v] : found) {
-      auto it = std::find_if(p.targets.begin(), p.targets.end(), [&](const auto& e) { return e.first == label; });
-      if (it == p.targets.end()) p.targets.emplace_back(label, v);
-      else it->second = v;
-    }
+    for (const auto& [line, label, v] : found) own.targets.emplace_back(label, v);
   }
   if (const toml::table* t = table("expected"))
-    r.each_variable(*t, "", [&](uint32_t v, const toml::node& n) { p.expected[v] = r.quantity(v, n); }, "variable in [expected]");
+    r.each_variable(*t, "", [&](uint32_t v, const toml::node& n) { own.expected[v] = r.quantity(v, n); }, "variable in [expected]");
   if (const toml::table* t = table("uncertainty"))
-    r.each_distribution(*t, "", [&](uint32_t v, const Distribution& d) {
-      p.uncertain[v] = d;
-      // An uncertain input needs a point value for resolve; without one, its median stands for it.
-      if (!p.assignments.count(v)) p.assignments[v] = d.quantile(0.5);
-    });
+    r.each_distribution(*t, "", [&](uint32_t v, const Distribution& d) { own.uncertain[v] = d; });
+  p.parts.push_back(std::move(own));
+
+  merge_layers(p);
   return p;
 }
 

@@ -19,8 +19,26 @@ struct PresetError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// What one preset file contributes to a layered preset, kept apart so that a later layer of the same role
+// can take its place (see Preset::role).
+struct PresetLayer {
+  std::string name;
+  std::vector<std::string> roles;                       // roles of this file and of the layers that extended it
+  std::vector<std::string> notes;
+  std::map<uint32_t, double> assignments;               // base units
+  std::map<uint32_t, std::string> variants;
+  std::vector<std::pair<std::string, uint32_t>> targets;
+  std::map<uint32_t, double> expected;
+  std::map<uint32_t, Distribution> uncertain;
+};
+
 struct Preset {
   std::string name, description, source, path;
+  // A layer's role (e.g. "workload"): when a preset extends a layer whose role is already among its earlier
+  // layers, the earlier one and everything it brought in are dropped, so `extends = ["default",
+  // "workload/llama3_8b"]` replaces the default's workload instead of inheriting its pins.
+  std::string role;
+  std::vector<PresetLayer> parts;                       // the layers that survived, in order; the fields below merge them
   std::vector<std::string> notes;
   std::vector<std::string> layers;                      // presets applied, in order, ending with this one
   std::map<uint32_t, double> assignments;               // base units
@@ -49,10 +67,15 @@ class PresetLibrary {
 
   // A name is looked up as <dir>/<name>.toml; anything ending in .toml or holding a '/' is a path.
   Preset load(const std::string& name_or_path) const;
+  // Several presets layered in order, as if one file extended them all: a later layer with a role
+  // replaces the earlier ones of that role. `loaded`, when given, receives each named preset as loaded.
+  Preset compose(const std::vector<std::string>& names, std::vector<Preset>* loaded = nullptr) const;
   // Parses TOML text (for tests and the fuzzer); `path` is used in messages and to find `extends`.
   Preset parse(const std::string& text, const std::string& path) const;
   std::vector<std::string> names() const;  // presets in the directory, sorted
   const std::string& dir() const { return dir_; }
+  // True for a preset file outside this library's directory: one the user wrote, not a shipped one.
+  bool is_external(const Preset& p) const;
 
  private:
   Preset load_layered(const std::string& name_or_path, const std::string& base_dir, std::vector<std::string>& stack) const;

@@ -31,6 +31,7 @@
 #include <optional>
 
 #include "image/atomic_file.h"
+#include "tools/cli_extras.h"
 #include "runtime/export.h"
 #include "runtime/format.h"
 #include "runtime/presets.h"
@@ -66,6 +67,7 @@ struct UsageError : std::runtime_error {
 
 struct Common {
   bool json = false;
+  bool si = false;
   std::string image;
   std::string presets_dir;
 };
@@ -77,11 +79,13 @@ struct ScenarioInputs {
 
 struct ResolveFlags {
   bool trace = false, missing = false, constraints = false, explain = false, check_overrides = false, fail_on_violated = false;
+  bool no_check_overrides = false;
   double tolerance = 1e-6;
 };
 
 void add_common(CLI::App* cmd, Common& c) {
   cmd->add_flag("--json", c.json, "print JSON (SI values with unit strings) instead of text");
+  cmd->add_flag("--si", c.si, "text: show each value in its variable's declared unit (SI prefixes only), not the field's usual unit");
   cmd->add_option("--image", c.image, "registry image to read (default: $GSTACK_IMAGE, else model.gsimg of this build)");
   cmd->add_option("--presets", c.presets_dir, "directory of presets (default: $GSTACK_PRESETS, else the source tree's presets/)");
 }
@@ -97,7 +101,9 @@ void add_scenario(CLI::App* cmd, ScenarioInputs& s, bool with_preset) {
 }
 
 void add_checks(CLI::App* cmd, ResolveFlags& f) {
-  cmd->add_flag("--check-overrides", f.check_overrides, "evaluate the relation each assignment replaces and warn where they disagree");
+  cmd->add_flag("--check-overrides", f.check_overrides, "evaluate the relation each assignment replaces and warn where they disagree "
+                "(on by default, with a one-line summary, when a preset file outside the presets directory is used)");
+  cmd->add_flag("--no-check-overrides", f.no_check_overrides, "do not check a user preset's overrides");
   cmd->add_option("--tolerance", f.tolerance, "relative difference allowed by --check-overrides (default 1e-6)")->check(CLI::NonNegativeNumber);
   cmd->add_flag("--fail-on-violated-constraints", f.fail_on_violated, "exit 1 when a constraint, domain or validity condition is violated");
 }
@@ -130,14 +136,17 @@ std::vector<std::string> preset_layers(const gs::PresetLibrary& lib, const Scena
   return layers;
 }
 
-Scenario build_scenario(const gs::Registry& reg, const gs::PresetLibrary& lib, const ScenarioInputs& in) {
+// Presets in order, then the command line's own assignments and selectors, which win. `user_presets`, when
+// given, receives the names of the presets that do not ship with the project.
+Scenario build_scenario(const gs::Registry& reg, const gs::PresetLibrary& lib, const ScenarioInputs& in,
+                        std::vector<std::string>* user_presets = nullptr) {
   Scenario s;
-  for (const auto& name : preset_layers(lib, in)) {
-    gs::Preset p = lib.load(name);
-    for (const auto& [v, x] : p.assignments) s.assignments[v] = x;
-    for (const auto& [v, k] : p.variants) s.variants[v] = k;
-    for (const auto& [v, d] : p.uncertain) s.uncertain[v] = d;
-  }
+  std::vector<gs::Preset> loaded;
+  const gs::Preset p = lib.compose(preset_layers(lib, in), &loaded);
+  if (user_presets)
+    for (const auto& one : loaded)
+      if (lib.is_external(one)) user_presets->push_back(one.name);
+  s.assignments = p.assignments, s.variants = p.variants, s.uncertain = p.uncertain;
   for (const auto& a : in.assigns) {
     auto [v, x] = gs::parse_assignment(reg, a);
     s.assignments[v] = x;
@@ -153,6 +162,29 @@ gs::ResolveOptions options_of(const ResolveFlags& f) {
   gs::ResolveOptions o;
   o.explain = f.explain, o.check_overrides = f.check_overrides, o.override_tolerance = f.tolerance;
   return o;
+}
+
+// A user's preset is checked by default: its assignments may pin values the model derives, and a pin
+// written for another scenario is the commonest silent error. Shipped presets are checked by the tests
+// and `verify`, so they stay quiet unless asked.
+bool check_user_presets(ResolveFlags& f, const std::vector<std::string>& user_presets) {
+  if (f.check_overrides || f.no_check_overrides || user_presets.empty()) return false;
+  f.check_overrides = true;
+  return true;
+}
+
+void summarize_overrides(const std::vector<gs::Override>& overrides, const std::vector<std::string>& user_presets) {
+  size_t agree = 0, disagree = 0, unchecked = 0;
+  for (const auto& o : overrides) {
+    if (o.checked && o.status == gs::CheckStatus::Satisfied) ++agree;
+    else if (o.checked && o.status == gs::CheckStatus::Violated) ++disagree;
+    else ++unchecked;
+  }
+  std::string names;
+  for (const auto& n : user_presets) names += (names.empty() ? "" : ", ") + n;
+  std::cerr << "gpu-stack: checked overrides of user preset " << names << ": " << overrides.size()
+            << " assignments replace a relation; " << agree << " agree, " << disagree << " disagree, " << unchecked
+            << " cannot be checked (--check-overrides lists them, --no-check-overrides skips this)\n";
 }
 
 void warn_disagreements(const gs::Registry& reg, const std::vector<gs::Override>& overrides) {
@@ -180,10 +212,12 @@ int run_stats(const Common& c) {
   return 0;
 }
 
-int run_resolve(const Common& c, const std::string& target_name, const ScenarioInputs& in, const ResolveFlags& f) {
+int run_resolve(const Common& c, const std::string& target_name, const ScenarioInputs& in, ResolveFlags f) {
   gs::Registry reg = load_registry(c);
   uint32_t target = gs::lookup_variable(reg, target_name, "target variable");
-  Scenario s = build_scenario(reg, library(reg, c), in);
+  std::vector<std::string> user_presets;
+  Scenario s = build_scenario(reg, library(reg, c), in, &user_presets);
+  const bool summarize = check_user_presets(f, user_presets);
   gs::Resolver resolver(reg, s.assignments, s.variants, options_of(f));
   gs::Resolution res = resolver.resolve(target);
   // An uncertain scenario also gets the target's 90% interval, from the compiled cone.
@@ -205,6 +239,7 @@ int run_resolve(const Common& c, const std::string& target_name, const ScenarioI
                 << " uncertain inputs, " << interval->samples << " samples)\n";
   }
   warn_disagreements(reg, res.overrides);
+  if (summarize) summarize_overrides(res.overrides, user_presets);
   return finish_violations(res.violations(), f.fail_on_violated);
 }
 
@@ -219,9 +254,12 @@ int run_trace(const Common& c, const std::string& target_name, const ScenarioInp
 }
 
 int run_scenario(const Common& c, const std::string& preset_name, const std::vector<std::string>& target_args,
-                 const ScenarioInputs& in, const ResolveFlags& f) {
+                 const ScenarioInputs& in, ResolveFlags f) {
   gs::Registry reg = load_registry(c);
   gs::Preset preset = library(reg, c).load(preset_name);
+  std::vector<std::string> user_presets;
+  if (library(reg, c).is_external(preset)) user_presets.push_back(preset.name);
+  const bool summarize = check_user_presets(f, user_presets);
   Scenario extra = build_scenario(reg, library(reg, c), in);
   for (const auto& [v, x] : extra.assignments) preset.assignments[v] = x;
   for (const auto& [v, k] : extra.variants) preset.variants[v] = k;
@@ -238,6 +276,7 @@ int run_scenario(const Common& c, const std::string& preset_name, const std::vec
   gs::ScenarioReport report = gs::scenario_report(reg, preset, targets, options_of(f));
   std::cout << (c.json ? gs::scenario_json(reg, report) + "\n" : gs::scenario_text(reg, report));
   warn_disagreements(reg, report.overrides);
+  if (summarize) summarize_overrides(report.overrides, user_presets);
   size_t violations = 0;
   for (const auto& t : report.targets) violations += t.resolution.violations();
   return finish_violations(violations, f.fail_on_violated);
@@ -433,6 +472,7 @@ int run_calibrate(const Common& c, gs::validate::CalibrateOptions opt) {
 int main(int argc, char** argv) {
   CLI::App app{"gpu-stack: resolve, trace and report on the compiled gpu_stack model"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", gs::cli::version_text("gpu-stack"));
   Common common;
   ScenarioInputs scenario;
   ResolveFlags flags;
@@ -628,6 +668,8 @@ int main(int argc, char** argv) {
   import_cmd->add_option("-o,--output", import_out, "preset file to write (atomically); default stdout");
   import_cmd->add_option("--name", import_name, "preset name (default: the output or config file's stem)");
   add_common(import_cmd, common);
+  std::string shell;
+  auto* completion = gs::cli::add_completion_command(app, shell);
 
   try {
     app.parse(argc, argv);
@@ -635,11 +677,18 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);
     return 2;
   }
 
+  if (completion->parsed()) {
+    std::cout << gs::cli::bash_completion(app, "gpu-stack");
+    return 0;
+  }
+  if (common.si) gs::set_display_style(gs::DisplayStyle::Declared);
   try {
     if (stats->parsed()) return run_stats(common);
     if (workloads_cmd->parsed()) return run_catalog(common, "workload");

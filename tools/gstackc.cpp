@@ -1,11 +1,13 @@
 // gstackc: checks .gstack model files and compiles them into a registry image.
 //   gstackc check PATH... [--json]
 //   gstackc compile PATH... -o FILE [--json]
+//   gstackc completion bash | gstackc --version
 // Exit status: 0 clean, 1 model errors, 2 bad usage or unreadable input.
 #include <CLI/CLI.hpp>
 #include <iostream>
 
 #include "compiler/compile.h"
+#include "tools/cli_extras.h"
 
 namespace {
 
@@ -21,6 +23,7 @@ int report(const gs::compiler::CompileResult& r, bool json) {
 int main(int argc, char** argv) {
   CLI::App app{"gstackc: the gpu_stack model compiler"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", gs::cli::version_text("gstackc"));
   std::vector<std::string> paths;
   std::string output;
   bool json = false;
@@ -34,15 +37,24 @@ int main(int argc, char** argv) {
   compile->add_option("-o,--output", output, "image file to write")->required();
   compile->add_flag("--json", json, "print diagnostics as a JSON array on stdout");
 
+  std::string shell;
+  auto* completion = gs::cli::add_completion_command(app, shell);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);
     return 2;
   }
 
+  if (completion->parsed()) {
+    std::cout << gs::cli::bash_completion(app, "gstackc");
+    return 0;
+  }
   auto result = gs::compiler::compile_paths(paths);
   int status = report(result, json);
   if (status != 0 || !compile->parsed()) {

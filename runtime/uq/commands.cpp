@@ -69,7 +69,9 @@ class ProgressBar {
 
 struct Axis {
   uint32_t var;
-  std::vector<double> values;
+  std::vector<double> values;  // base units
+  std::string unit;            // the unit of the --vary text, which the CSV column uses
+  double scale = 1;            // one `unit` in base units
 };
 
 std::vector<Axis> parse_axes(const Registry& reg, const std::vector<std::string>& specs) {
@@ -81,7 +83,7 @@ std::vector<Axis> parse_axes(const Registry& reg, const std::vector<std::string>
     const Variable& v = reg.var(var);
     SweepValues values = parse_sweep_spec(text.substr(eq + 1), reg.units(), v.dim, v.unit_scale, v.unit);
     if (!values.error.empty()) throw PresetError("bad --vary for " + v.name + ": " + values.error);
-    axes.push_back({var, std::move(values.values)});
+    axes.push_back({var, std::move(values.values), values.unit, values.scale});
   }
   return axes;
 }
@@ -120,15 +122,18 @@ void write_sweep_file(const Registry& reg, const std::string& path, const std::v
     j["rows"] = rows;
     text = j.dump(1) + "\n";
   } else {
-    // CSV in SI base units, each column headed "name [unit]".
+    // CSV for people and spreadsheets, each column headed "name[unit]": a swept input in the unit its
+    // --vary gave (else its declared unit), a target in its declared unit, so headers do not depend on
+    // the values. JSON above stays in SI base units.
     std::vector<std::string> head;
-    for (const auto& a : axes) head.push_back(reg.var(a.var).name + " [" + base_unit(reg, a.var) + "]");
-    for (uint32_t t : targets) head.push_back(reg.var(t).name + " [" + base_unit(reg, t) + "]");
+    for (const auto& a : axes) head.push_back(reg.var(a.var).name + "[" + a.unit + "]");
+    for (uint32_t t : targets) head.push_back(reg.var(t).name + "[" + reg.var(t).unit + "]");
     for (size_t i = 0; i < head.size(); ++i) text += (i ? "," : "") + head[i];
     text += "\n";
     for (size_t p = 0; p < points; ++p) {
-      for (size_t a = 0; a < axes.size(); ++a) text += (a ? "," : "") + csv_number(axis_value(axes, a, p, zip));
-      for (size_t t = 0; t < targets.size(); ++t) text += (axes.empty() && t == 0 ? "" : ",") + csv_number(y[p * targets.size() + t]);
+      for (size_t a = 0; a < axes.size(); ++a) text += (a ? "," : "") + csv_number(axis_value(axes, a, p, zip) / axes[a].scale);
+      for (size_t t = 0; t < targets.size(); ++t)
+        text += (axes.empty() && t == 0 ? "" : ",") + csv_number(y[p * targets.size() + t] / reg.var(targets[t]).unit_scale);
       text += "\n";
     }
   }

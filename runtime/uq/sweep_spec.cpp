@@ -23,6 +23,7 @@ SweepValues parse_sweep_spec(const std::string& spec, const UnitTable& units, co
   const std::string body = spec.substr(first == std::string::npos ? 0 : first, space == std::string::npos ? std::string::npos : space - first);
   std::string unit_text = space == std::string::npos ? "" : spec.substr(space + 1);
   double scale = display_scale;
+  r.unit = display_unit;
   if (unit_text.find_first_not_of(' ') != std::string::npos) {
     std::string err;
     auto q = units.parse(unit_text, &err);
@@ -31,7 +32,10 @@ SweepValues parse_sweep_spec(const std::string& spec, const UnitTable& units, co
       return r.error = "'" + unit_text + "' is " + units.describe(q->dim) + " but the variable is " + units.describe(expected) +
                        " (" + display_unit + ")", r;
     scale = q->scale;
+    const auto a = unit_text.find_first_not_of(' '), b = unit_text.find_last_not_of(' ');
+    r.unit = unit_text.substr(a, b - a + 1);
   }
+  r.scale = scale;
   if (auto dots = body.find(".."); dots != std::string::npos) {
     // Range: lo..hi:n or lo..hi:log:n
     const std::string lo_s = body.substr(0, dots), rest = body.substr(dots + 2);

@@ -20,6 +20,8 @@ constexpr size_t kMaxSweepValues = 100'000'000;
 
 struct SweepValues {
   std::vector<double> values;  // base units
+  std::string unit;            // the unit the numbers were written in: the one given, else the display unit
+  double scale = 1;            // one `unit` in base units, to write the values back as they were given
   std::string error;           // set when parsing failed
 };
 

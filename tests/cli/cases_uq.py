@@ -35,9 +35,11 @@ def sweep_zip_ginac_and_csv(cli):
         check(j["points"] == 2 and j["engine"] == "ginac", f"summary {j}")
         with open(out) as f:
             lines = f.read().splitlines()
-        check(lines[0] == "econ.job.capex_rate [USD·s^-1],par.n_gpus [1],econ.cost.per_token [USD·token^-1]", lines[0])
+        # Columns in the units of --vary (here the declared ones) and targets in their declared units.
+        check(lines[0] == "econ.job.capex_rate[USD/s],par.n_gpus[GPUs],econ.cost.per_token[USD/token]", lines[0])
         close(float(lines[1].split(",")[2]), 7.8e-11, "zip row 1")
         close(float(lines[2].split(",")[2]), 3.000078e-06, "zip row 2")
+        check(lines[2].split(",")[:2] == ["20", "8"], lines[2])
 
 
 @case

@@ -144,8 +144,11 @@ def resolve_fixture_override_capex(cli):
 @case
 def resolve_fixture_text(cli):
     out, _ = cli.run("resolve", "econ.cost.per_token", "--preset", "dense_training_cost_fixture", image="model")
-    contains(out, "econ.cost.per_token = 3.000078e-06 USD/token\n", "overrides (assignments that replace a relation):",
+    # Text quotes cost per million tokens; --si keeps the declared unit (the same value).
+    contains(out, "econ.cost.per_token = 3.000078 USD/Mtoken\n", "overrides (assignments that replace a relation):",
              "  econ.job.capex_rate = 20 USD/s replaces ")
+    out, _ = cli.run("resolve", "econ.cost.per_token", "--preset", "dense_training_cost_fixture", "--si", image="model")
+    contains(out, "econ.cost.per_token = 3.000078e-06 USD/token\n")
 
 
 @case

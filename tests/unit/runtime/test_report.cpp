@@ -24,7 +24,8 @@ TEST_CASE("report: scenario report of the fixture carries SI values, expectation
     CHECK(t["expected_relative_difference"].get<double>() <= 1e-12);
   }
   CHECK(j["targets"][6]["unit"] == "USD/token");
-  CHECK(j["targets"][6]["display"] == "3.000078e-06 USD/token");
+  CHECK(j["targets"][6]["value"].get<double>() == doctest::Approx(3.000078e-06).epsilon(1e-12));  // SI, unchanged
+  CHECK(j["targets"][6]["display"] == "3.000078 USD/Mtoken");  // the human string follows the text style
   CHECK(j["overrides"].size() == 21);
   std::string text = scenario_text(mini(), rep);
   CHECK(text.find("job_dc_power       ok      econ.job.dc_power = 5.2 kW") != std::string::npos);
