@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -385,6 +386,55 @@ std::string stats_json(const Registry& reg, const std::string& image_path) { ret
 
 // ---- scenario report
 
+std::vector<MissingFamily> missing_families(const Registry& reg, const std::vector<MissingInput>& missing) {
+  std::map<std::pair<std::string, std::string>, std::set<uint32_t>> groups;
+  for (const auto& m : missing) groups[{m.family, m.category}].insert(m.var);
+  std::vector<MissingFamily> out;
+  for (auto& [key, vars] : groups) {
+    MissingFamily f{key.first, key.second, std::vector<uint32_t>(vars.begin(), vars.end())};
+    std::sort(f.vars.begin(), f.vars.end(), [&](uint32_t a, uint32_t b) { return reg.var(a).name < reg.var(b).name; });
+    out.push_back(std::move(f));
+  }
+  std::sort(out.begin(), out.end(), [](const MissingFamily& a, const MissingFamily& b) {
+    if (a.vars.size() != b.vars.size()) return a.vars.size() > b.vars.size();
+    return std::tie(a.family, a.category) < std::tie(b.family, b.category);
+  });
+  return out;
+}
+
+std::string missing_families_text(const Registry& reg, const std::vector<MissingFamily>& families, size_t indent) {
+  std::string out;
+  for (const auto& f : families) {
+    std::string names;
+    for (size_t i = 0; i < f.vars.size() && i < 4; ++i) names += (i ? ", " : "") + reg.var(f.vars[i]).name;
+    if (f.vars.size() > 4) names += fmt::format(", +{} more", f.vars.size() - 4);
+    out += fmt::format("{:{}}family={} category={} count={} names={}\n", "", indent, f.family, f.category, f.vars.size(), names);
+  }
+  return out;
+}
+
+Preset layer_presets(std::vector<Preset> presets) {
+  if (presets.size() == 1) return std::move(presets.front());
+  Preset out;
+  for (auto& p : presets) {
+    out.name += (out.name.empty() ? "" : " + ") + p.name;
+    if (!p.source.empty()) out.source += (out.source.empty() ? "" : "; ") + p.name + ": " + p.source;
+    out.layers.insert(out.layers.end(), p.layers.begin(), p.layers.end());
+    out.notes.insert(out.notes.end(), p.notes.begin(), p.notes.end());
+    for (const auto& [v, x] : p.assignments) out.assignments[v] = x;
+    for (const auto& [v, k] : p.variants) out.variants[v] = k;
+    for (const auto& [v, x] : p.expected) out.expected[v] = x;
+    for (const auto& [v, d] : p.uncertain) out.uncertain.insert_or_assign(v, d);
+    for (const auto& t : p.targets) {
+      auto same = std::find_if(out.targets.begin(), out.targets.end(), [&](const auto& o) { return o.first == t.first; });
+      if (same != out.targets.end()) same->second = t.second;
+      else out.targets.push_back(t);
+    }
+  }
+  out.description = "layered: " + out.name;
+  return out;
+}
+
 ScenarioReport scenario_report(const Registry& reg, const Preset& preset,
                                const std::vector<std::pair<std::string, uint32_t>>& targets, ResolveOptions options) {
   ScenarioReport rep;
@@ -404,7 +454,7 @@ ScenarioReport scenario_report(const Registry& reg, const Preset& preset,
   return rep;
 }
 
-std::string scenario_text(const Registry& reg, const ScenarioReport& rep) {
+std::string scenario_text(const Registry& reg, const ScenarioReport& rep, const ScenarioView& view) {
   const Preset& p = rep.preset;
   std::string out = "Scenario report: " + p.name + "\n";
   if (!p.description.empty()) out += "  description : " + p.description + "\n";
@@ -429,6 +479,22 @@ std::string scenario_text(const Registry& reg, const ScenarioReport& rep) {
     if (auto e = p.expected.find(t.var); e != p.expected.end() && r.number && relative_difference(*r.number, e->second) > 1e-9)
       line += "  [expected " + format_quantity(reg.units(), reg.var(t.var), e->second) + "]";
     out += line + "\n";
+    if (view.details) {
+      std::vector<uint32_t> missing;
+      for (const auto& m : r.missing) missing.push_back(m.var);
+      std::string names;
+      for (auto m : missing) names += (names.empty() ? "" : ", ") + reg.var(m).name;
+      if (!missing.empty()) out += "      missing: " + names + "\n";
+      for (const auto* list : {&r.constraints, &r.validity})
+        for (const auto& c : *list)
+          if (c.status == CheckStatus::Violated) out += "      violated: " + c.name + "\n";
+    }
+  }
+  if (view.missing_families) {
+    std::vector<MissingInput> missing;
+    for (const auto& t : rep.targets) missing.insert(missing.end(), t.resolution.missing.begin(), t.resolution.missing.end());
+    auto families = missing_families(reg, missing);
+    out += families.empty() ? "\nmissing families: none\n" : "\nmissing families:\n" + missing_families_text(reg, families, 2);
   }
   if (!rep.overrides.empty()) {
     out += "\noverrides (assignments that replace a relation):\n";
@@ -467,6 +533,11 @@ std::string scenario_json(const Registry& reg, const ScenarioReport& rep) {
   }
   j["overrides"] = json::array();
   for (const auto& o : rep.overrides) j["overrides"].push_back(override_json(reg, o));
+  std::vector<MissingInput> missing;
+  for (const auto& t : rep.targets) missing.insert(missing.end(), t.resolution.missing.begin(), t.resolution.missing.end());
+  j["missing_families"] = json::array();
+  for (const auto& f : missing_families(reg, missing))
+    j["missing_families"].push_back({{"family", f.family}, {"boundary_category", f.category}, {"count", f.vars.size()}, {"names", name_list(reg, f.vars)}});
   return j.dump(2);
 }
 
