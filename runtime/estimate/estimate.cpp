@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-#include <toml++/toml.hpp>
+#include <toml++/toml.h>
 
 #include "image/suggest.h"
 #include "runtime/format.h"
@@ -256,10 +256,21 @@ json origin_json(const InputOrigin& o) {
 
 }  // namespace
 
+namespace {
+
+// A count as it was typed: 7e10 -> "70B", 1.5e13 -> "15T", 2048 -> "2048".
+std::string count_text(double x) {
+  for (auto [scale, suffix] : {std::pair{1e12, "T"}, {1e9, "B"}, {1e6, "M"}})
+    if (x >= scale) return fmt::format("{:.6g}{}", x / scale, suffix);
+  return fmt::format("{:.6g}", x);
+}
+
+}  // namespace
+
 std::string estimate_text(const Registry& reg, const EstimateResult& res) {
   const auto& units = reg.units();
-  std::string out = fmt::format("Quick estimate: {} parameters, {} tokens, {} x {} (preset {})\n", format_number(res.params),
-                                format_number(res.tokens), format_number(res.gpus), res.accelerator, res.hardware_preset);
+  std::string out = fmt::format("Quick estimate: {} parameters, {} tokens, {} x {} (preset {})\n", count_text(res.params),
+                                count_text(res.tokens), count_text(res.gpus), res.accelerator, res.hardware_preset);
   // The MFU's variable is the one whose line is not printed: show it by its own unit (a share).
   out += fmt::format("  MFU assumed : {:.1f}%", 100 * res.mfu.value);
   if (res.mfu.low) out += fmt::format(" (range {:.1f}% .. {:.1f}%)", 100 * *res.mfu.low, 100 * *res.mfu.high);
