@@ -290,6 +290,7 @@ std::string estimate_text(const Registry& reg, const EstimateResult& res) {
       if (l.interval)
         line += "90%: " + format_quantity(units, v, l.interval->p5) + " .. " + format_quantity(units, v, l.interval->p95);
     }
+    line.erase(line.find_last_not_of(' ') + 1);
     out += line + "\n";
   }
   out += "\nassumptions:\n";
