@@ -349,6 +349,24 @@ std::string trace_json(const Registry& reg, const Resolution& res) {
 
 namespace {
 
+// Per system: what the system's page in docs/model/ quotes (variables it declares, how many of them are
+// root inputs, its value relations and constraints).
+json systems_object(const Registry& reg) {
+  const auto& systems = reg.image().systems;
+  std::vector<size_t> vars(systems.size()), roots(systems.size()), values(systems.size()), constraints(systems.size());
+  for (uint32_t v = 0; v < reg.var_count(); ++v) {
+    ++vars[reg.var(v).system];
+    if (reg.kind(v) == VarKind::Root) ++roots[reg.var(v).system];
+  }
+  for (uint32_t r = 0; r < reg.relation_count(); ++r)
+    ++(reg.relation(r).role == Role::Constraint ? constraints : values)[reg.relation(r).system];
+  json out = json::array();
+  for (size_t i = 0; i < systems.size(); ++i)
+    out.push_back({{"system", systems[i].name}, {"variables", vars[i]}, {"root_inputs", roots[i]},
+                   {"value_relations", values[i]}, {"constraints", constraints[i]}});
+  return out;
+}
+
 json stats_object(const Registry& reg, const std::string& image_path) {
   RegistryStats s = reg.stats();
   RegistryCoverage c = reg.coverage();
@@ -366,7 +384,8 @@ json stats_object(const Registry& reg, const std::string& image_path) {
                             {"relations_unit_checked", c.relations_unit_checked}}},
               {"graph", {{"cycles", g.cycles().size()}, {"topological_order_length", g.topological_order().order.size()}}},
               {"headline", {{"targets", headline.targets_found}, {"relations_in_cones", headline.relations_in_cones}}},
-              {"relations_in_headline_cones", headline.share()}};
+              {"relations_in_headline_cones", headline.share()},
+              {"by_system", systems_object(reg)}};
 }
 
 }  // namespace

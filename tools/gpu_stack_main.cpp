@@ -14,7 +14,7 @@
 //   gpu-stack validate --runs FILE.csv [--max-median-ape PCT]
 //   gpu-stack calibrate [--runs FILE.csv] [--out presets/calibration/fitted.toml [--force]]
 //   gpu-stack plan --preset P [--workload W] [--fix KNOB=VALUE]... [--objective NAME] [--top K]
-//   gpu-stack estimate --params 70B --tokens 15T --gpu h100 --gpus 2048 [--price-per-gpu-hour P] [--tariff T] [--mfu M]
+//   gpu-stack estimate --params 70B --tokens 15T --gpu h100 --gpus 2048 [--price-per-gpu-hour P] [--tariff T] [--pue X] [--mfu M]
 // Every command takes --json and --image FILE. Exit status: 0 success, 1 findings (violated
 // constraints, with --fail-on-violated-constraints), 2 bad usage or bad input. This is the only
 // translation unit that includes CLI11.
@@ -611,6 +611,7 @@ int main(int argc, char** argv) {
   est->add_option("--gpus", est_req.gpus, "number of accelerators: 2048, 2K")->required();
   est->add_option("--price-per-gpu-hour", est_req.price_per_gpu_hour, "USD per accelerator-hour, electricity excluded; a value or LO..HI");
   est->add_option("--tariff", est_req.tariff, "electricity price in USD/kWh; a value or LO..HI (default: presets/estimate/base.toml)");
+  est->add_option("--pue", est_req.pue, "power usage effectiveness of the hall; a value or LO..HI (default: presets/estimate/base.toml)");
   est->add_option("--mfu", est_req.mfu, "assumed MFU, a share (0.4) or LO..HI (default: median of the published runs on that accelerator)");
   est->add_option("--runs", est_req.runs_path, "published runs whose MFU column gives the default MFU (default: $GSTACK_RUNS, else data/runs/calibration-runs.csv)");
   est->add_option("--samples", est_req.samples, "Monte Carlo samples for the intervals (default 20000)")->check(CLI::Range(size_t(1), gs::kMaxSamples));

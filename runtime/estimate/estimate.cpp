@@ -34,7 +34,7 @@ struct OutputSpec {
 // presets/estimate/accelerators.toml: the only place that names the model variables the estimate uses.
 struct EstimateData {
   std::string path, base;
-  std::string params, tokens, gpus, mfu, price, tariff;
+  std::string params, tokens, gpus, mfu, price, tariff, pue;
   std::vector<OutputSpec> outputs;
   std::vector<Accelerator> accelerators;
 };
@@ -73,6 +73,7 @@ EstimateData load_data(const std::string& presets_dir) {
   d.mfu = required_string(*in, "mfu", d.path + " [inputs]");
   d.price = required_string(*in, "price_per_gpu_hour", d.path + " [inputs]");
   d.tariff = required_string(*in, "tariff", d.path + " [inputs]");
+  d.pue = required_string(*in, "pue", d.path + " [inputs]");
   if (const auto* outs = doc["outputs"].as_array())
     for (const auto& o : *outs)
       if (const auto* t = o.as_table())
@@ -226,6 +227,12 @@ EstimateResult estimate(const Registry& reg, const PresetLibrary& lib, const Est
     check_range(*res.tariff, "--tariff", 0, false, INFINITY, "a tariff must be a finite number of at least 0");
     put(s, tariff, *res.tariff, false);
   }
+  if (!req.pue.empty()) {
+    const uint32_t pue = var(data.pue);
+    res.pue = value_or_range(reg, pue, req.pue, "--pue");
+    check_range(*res.pue, "--pue", 1, false, 3, "a PUE is facility power over IT power, from 1 to 3");
+    put(s, pue, *res.pue, false);
+  }
 
   Resolver resolver(reg, s.assignments, s.variants);
   for (const auto& o : data.outputs) {
@@ -299,6 +306,8 @@ std::string estimate_text(const Registry& reg, const EstimateResult& res) {
   else out += "  price       : none given; pass --price-per-gpu-hour USD (rental or amortized rate, electricity excluded)\n";
   if (res.tariff) out += "  tariff      : " + res.tariff->origin + (res.tariff->low ? " (interval: uniform over the range)" : "") + "\n";
   else out += "  tariff      : the base preset's (see presets/estimate/base.toml), with its stated range\n";
+  if (res.pue) out += "  PUE         : " + res.pue->origin + (res.pue->low ? " (interval: uniform over the range)" : "") + "\n";
+  else out += "  PUE         : the base preset's 1.2 (1.10 .. 1.58, see presets/estimate/base.toml)\n";
   std::string layers;
   for (const auto& l : res.layers) layers += (layers.empty() ? "" : " > ") + l;
   out += "  presets     : " + layers + "\n";
@@ -312,6 +321,7 @@ std::string estimate_json(const Registry& reg, const EstimateResult& res) {
   j["mfu"] = origin_json(res.mfu);
   j["price_per_gpu_hour"] = res.price ? origin_json(*res.price) : json(nullptr);
   j["tariff"] = res.tariff ? origin_json(*res.tariff) : json(nullptr);
+  j["pue"] = res.pue ? origin_json(*res.pue) : json(nullptr);
   j["results"] = json::array();
   for (const auto& l : res.lines) {
     const Variable& v = reg.var(l.var);

@@ -20,10 +20,10 @@
 namespace gs::estimate {
 
 // What the user typed. Counts take K/M/B/G/T suffixes ("70B", "15T", "2.5K"); --mfu, --price-per-gpu-hour
-// and --tariff take a value or a range "LO..HI" (sampled uniformly for the interval).
+// --tariff and --pue take a value or a range "LO..HI" (sampled uniformly for the interval).
 struct EstimateRequest {
   std::string params, tokens, gpu, gpus;
-  std::string mfu, price_per_gpu_hour, tariff;  // empty: not given
+  std::string mfu, price_per_gpu_hour, tariff, pue;  // empty: not given
   std::string presets_dir;
   std::string runs_path;    // published runs whose MFU column gives the assumed MFU
   size_t samples = 20000;   // Monte Carlo samples for the intervals
@@ -51,7 +51,7 @@ struct EstimateResult {
   std::vector<std::string> layers;  // presets applied, in order
   double params = 0, tokens = 0, gpus = 0;
   InputOrigin mfu;
-  std::optional<InputOrigin> price, tariff;  // tariff empty: the base preset's tariff and its range
+  std::optional<InputOrigin> price, tariff, pue;  // tariff, pue empty: the base preset's value and range
   std::vector<EstimateLine> lines;
   size_t samples = 0;
   uint64_t seed = 0;

@@ -57,6 +57,13 @@ def estimate_matches_six_n_d_by_hand(cli):
     check(e["p5"] < r["energy"]["value"] < e["p95"], f"energy interval {e}")
     est_within(e["p95"] / e["p5"], 1.58 / 1.10, 0.15, "the energy spread follows the PUE range")
     check(j["mfu"]["origin"] == "--mfu" and j["mfu"]["low"] is None, "MFU from the command line")
+    # --pue replaces the base preset's value and range: with every input exact, no interval is left.
+    j = cli.json(*EST_RUN, "--mfu", "0.4", "--price-per-gpu-hour", "2.5", "--tariff", "0.08", "--pue", "1.1", image="model")
+    r = est_results(j)
+    est_within(r["energy"]["value_display"], mwh / EST_PUE * 1.1, 1e-4, "energy at PUE 1.1")
+    check(all("interval" not in x for x in j["results"]), "exact inputs give point values")
+    _, err = cli.run(*EST_RUN, "--mfu", "0.4", "--pue", "0.9", image="model", expect=2)
+    contains(err, "--pue")
 
 
 @case
