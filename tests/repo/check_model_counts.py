@@ -16,7 +16,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SENTENCE = re.compile(
-    r"(?P<vars>\d[\d,]*) variables \((?P<roots>\d[\d,]*)(?: of them)? root inputs\),\s+"
+    r"(?P<vars>\d[\d,]*) variables \((?P<roots>\d[\d,]*)(?: of them)? root inputs?\),\s+"
     r"(?P<values>\d[\d,]*) value relations(?: \([^)]*\))?"
     r"(?:(?:,| and)\s+(?P<constraints>\d[\d,]*|no) constraints?)?")
 
