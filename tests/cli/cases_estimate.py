@@ -99,6 +99,8 @@ def estimate_ranges_and_accelerator_names(cli):
                  "--price-per-gpu-hour", "1.5..2.5", "--tariff", "0.1", image="model")
     check(j["accelerator"] == "a100" and j["hardware_preset"] == "hardware/a100_sxm_80gb", "alias resolved")
     check(j["gpus"] == 1000, "1K is 1,000 accelerators")
+    j2 = cli.json("estimate", "--params", "2.5K", "--tokens", "1.5M", "--gpu", "h100-sxm", "--gpus", "8", "--mfu", "0.5", image="model")
+    check(j2["params"] == 2500 and j2["tokens"] == 1.5e6 and j2["accelerator"] == "h100", "2.5K and 1.5M parse; alias h100-sxm")
     r = est_results(j)
     days = 6 * 7e9 * 2e12 / (312e12 * 0.5 * 1000) / 86400
     est_within(r["days"]["value_display"], days, 5e-4, "A100: 312 TFLOP/s datasheet, the model 311.87 (4.2e-4 apart)")
@@ -137,3 +139,20 @@ def estimate_bad_input_exits_2(cli):
     _, err = cli.run("estimate", "--params", "7B", "--tokens", "1T", "--gpu", "tpu-v4", "--gpus", "8", image="model", expect=2)
     contains(err, "pass --mfu")
     cli.run("estimate", "--params", "7B", "--tokens", "1T", "--gpu", "tpu-v4", "--gpus", "8", "--mfu", "0.5", image="model")
+
+
+@case
+def readme_first_screen_estimate_is_the_live_output(cli):
+    """The README's one-line estimate quotes real output: every quoted line must be printed as it is."""
+    with open(os.path.join(HERE, "..", "..", "README.md")) as f:
+        readme = f.read()
+    start = readme.index("gpu-stack estimate --params 70B")
+    closing = readme.index("```\n", start)                      # end of the command's block
+    opening = readme.index("```\n", closing + 4)               # the output's block
+    block = readme[opening + 4:readme.index("```", opening + 4)]
+    quoted = [line for line in block.splitlines() if line.strip() and line.strip() != "..."]
+    check(len(quoted) >= 5, f"README block: {quoted}")
+    argv = readme[start:readme.index("\n", start)].split()[1:]
+    out, _ = cli.run(*argv, image="model")
+    for line in quoted:
+        contains(out, line + "\n")
