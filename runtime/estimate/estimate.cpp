@@ -88,18 +88,13 @@ EstimateData load_data(const std::string& presets_dir) {
   return d;
 }
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return s;
-}
-
 const Accelerator& find_accelerator(const EstimateData& d, const std::string& name) {
-  const std::string key = lower(name);
+  const std::string key = validate::lower(name);
   std::vector<std::string> names;
   for (const auto& a : d.accelerators) {
-    if (lower(a.name) == key) return a;
+    if (validate::lower(a.name) == key) return a;
     for (const auto& alias : a.aliases)
-      if (lower(alias) == key) return a;
+      if (validate::lower(alias) == key) return a;
     names.push_back(a.name);
   }
   std::string hint = did_you_mean(key, names);
