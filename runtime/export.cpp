@@ -17,9 +17,12 @@ struct Cone {
 
 Cone collect(const Registry& reg, const Graph& g, const ConeExport& spec) {
   Cone c;
-  c.nodes = spec.dependents ? g.dependent_cone(spec.root) : g.dependency_cone(spec.root);
   std::vector<uint8_t> in(reg.var_count(), 0);
-  for (uint32_t v : c.nodes) in[v] = 1;
+  std::vector<uint32_t> roots{spec.root};
+  roots.insert(roots.end(), spec.more_roots.begin(), spec.more_roots.end());
+  for (uint32_t root : roots)
+    for (uint32_t v : spec.dependents ? g.dependent_cone(root) : g.dependency_cone(root))
+      if (!in[v]) in[v] = 1, c.nodes.push_back(v);
   for (uint32_t v : c.nodes)
     for (uint32_t d : g.deps(v))
       if (in[d]) c.edges.emplace_back(d, v);
@@ -65,7 +68,8 @@ std::string export_dot(const Registry& reg, const ConeExport& spec) {
   for (uint32_t v : c.nodes) {
     const Variable& var = reg.var(v);
     // Colour tells the export's root, constants and root inputs apart at a glance.
-    const char* fill = v == spec.root ? "#c8e6c9" : var.is_constant ? "#fff3b0" : reg.kind(v) == VarKind::Root ? "#ffcdd2" : nullptr;
+    const bool is_root = v == spec.root || std::find(spec.more_roots.begin(), spec.more_roots.end(), v) != spec.more_roots.end();
+    const char* fill = is_root ? "#c8e6c9" : var.is_constant ? "#fff3b0" : reg.kind(v) == VarKind::Root ? "#ffcdd2" : nullptr;
     out += "  " + quoted(var.name) + " [label=" + quoted(var.name + "\n[" + var.unit + "]");
     if (fill) out += std::string(", style=filled, fillcolor=\"") + fill + "\"";
     out += "];\n";
@@ -78,7 +82,10 @@ std::string export_json(const Registry& reg, const ConeExport& spec) {
   using json = nlohmann::ordered_json;
   Graph g(reg, spec.constraints);
   Cone c = collect(reg, g, spec);
+  json roots = json::array({reg.var(spec.root).name});
+  for (uint32_t r : spec.more_roots) roots.push_back(reg.var(r).name);
   json j{{"root", reg.var(spec.root).name},
+         {"roots", roots},
          {"direction", spec.dependents ? "dependents" : "dependencies"},
          {"constraints", spec.constraints},
          {"nodes", json::array()},

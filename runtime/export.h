@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "runtime/registry.h"
 
@@ -10,6 +11,7 @@ namespace gs {
 
 struct ConeExport {
   uint32_t root = 0;
+  std::vector<uint32_t> more_roots;  // further roots: the export is the union of their cones
   bool dependents = false;   // the variables that read the root, instead of those it reads
   bool constraints = false;  // let constraints link variables too
 };

@@ -311,13 +311,20 @@ static void merge_layers(Preset& p) {
 }
 
 Preset PresetLibrary::compose(const std::vector<std::string>& names, std::vector<Preset>* loaded) const {
+  if (names.size() == 1) {
+    Preset one = load(names.front());
+    if (loaded) loaded->push_back(one);
+    return one;
+  }
   Preset p;
   for (const auto& name : names) {
     Preset b = load(name);
     if (loaded) loaded->push_back(b);
-    if (p.name.empty()) p.name = b.name; else p.name += "+" + b.name;
+    p.name += (p.name.empty() ? "" : " + ") + b.name;
+    if (!b.source.empty()) p.source += (p.source.empty() ? "" : "; ") + b.name + ": " + b.source;
     append_layers(p, std::move(b));
   }
+  p.description = "layered: " + p.name;
   merge_layers(p);
   return p;
 }

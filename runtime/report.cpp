@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -348,6 +349,24 @@ std::string trace_json(const Registry& reg, const Resolution& res) {
 
 namespace {
 
+// Per system: what the system's page in docs/model/ quotes (variables it declares, how many of them are
+// root inputs, its value relations and constraints).
+json systems_object(const Registry& reg) {
+  const auto& systems = reg.image().systems;
+  std::vector<size_t> vars(systems.size()), roots(systems.size()), values(systems.size()), constraints(systems.size());
+  for (uint32_t v = 0; v < reg.var_count(); ++v) {
+    ++vars[reg.var(v).system];
+    if (reg.kind(v) == VarKind::Root) ++roots[reg.var(v).system];
+  }
+  for (uint32_t r = 0; r < reg.relation_count(); ++r)
+    ++(reg.relation(r).role == Role::Constraint ? constraints : values)[reg.relation(r).system];
+  json out = json::array();
+  for (size_t i = 0; i < systems.size(); ++i)
+    out.push_back({{"system", systems[i].name}, {"variables", vars[i]}, {"root_inputs", roots[i]},
+                   {"value_relations", values[i]}, {"constraints", constraints[i]}});
+  return out;
+}
+
 json stats_object(const Registry& reg, const std::string& image_path) {
   RegistryStats s = reg.stats();
   RegistryCoverage c = reg.coverage();
@@ -365,7 +384,8 @@ json stats_object(const Registry& reg, const std::string& image_path) {
                             {"relations_unit_checked", c.relations_unit_checked}}},
               {"graph", {{"cycles", g.cycles().size()}, {"topological_order_length", g.topological_order().order.size()}}},
               {"headline", {{"targets", headline.targets_found}, {"relations_in_cones", headline.relations_in_cones}}},
-              {"relations_in_headline_cones", headline.share()}};
+              {"relations_in_headline_cones", headline.share()},
+              {"by_system", systems_object(reg)}};
 }
 
 }  // namespace
@@ -384,6 +404,33 @@ std::string stats_text(const Registry& reg, const std::string& image_path) {
 std::string stats_json(const Registry& reg, const std::string& image_path) { return stats_object(reg, image_path).dump(2); }
 
 // ---- scenario report
+
+std::vector<MissingFamily> missing_families(const Registry& reg, const std::vector<MissingInput>& missing) {
+  std::map<std::pair<std::string, std::string>, std::set<uint32_t>> groups;
+  for (const auto& m : missing) groups[{m.family, m.category}].insert(m.var);
+  std::vector<MissingFamily> out;
+  for (auto& [key, vars] : groups) {
+    MissingFamily f{key.first, key.second, std::vector<uint32_t>(vars.begin(), vars.end())};
+    std::sort(f.vars.begin(), f.vars.end(), [&](uint32_t a, uint32_t b) { return reg.var(a).name < reg.var(b).name; });
+    out.push_back(std::move(f));
+  }
+  std::sort(out.begin(), out.end(), [](const MissingFamily& a, const MissingFamily& b) {
+    if (a.vars.size() != b.vars.size()) return a.vars.size() > b.vars.size();
+    return std::tie(a.family, a.category) < std::tie(b.family, b.category);
+  });
+  return out;
+}
+
+std::string missing_families_text(const Registry& reg, const std::vector<MissingFamily>& families, size_t indent) {
+  std::string out;
+  for (const auto& f : families) {
+    std::string names;
+    for (size_t i = 0; i < f.vars.size() && i < 4; ++i) names += (i ? ", " : "") + reg.var(f.vars[i]).name;
+    if (f.vars.size() > 4) names += fmt::format(", +{} more", f.vars.size() - 4);
+    out += fmt::format("{:{}}family={} category={} count={} names={}\n", "", indent, f.family, f.category, f.vars.size(), names);
+  }
+  return out;
+}
 
 ScenarioReport scenario_report(const Registry& reg, const Preset& preset,
                                const std::vector<std::pair<std::string, uint32_t>>& targets, ResolveOptions options) {
@@ -404,7 +451,7 @@ ScenarioReport scenario_report(const Registry& reg, const Preset& preset,
   return rep;
 }
 
-std::string scenario_text(const Registry& reg, const ScenarioReport& rep) {
+std::string scenario_text(const Registry& reg, const ScenarioReport& rep, const ScenarioView& view) {
   const Preset& p = rep.preset;
   std::string out = "Scenario report: " + p.name + "\n";
   if (!p.description.empty()) out += "  description : " + p.description + "\n";
@@ -429,6 +476,22 @@ std::string scenario_text(const Registry& reg, const ScenarioReport& rep) {
     if (auto e = p.expected.find(t.var); e != p.expected.end() && r.number && relative_difference(*r.number, e->second) > 1e-9)
       line += "  [expected " + format_quantity(reg.units(), reg.var(t.var), e->second) + "]";
     out += line + "\n";
+    if (view.details) {
+      std::vector<uint32_t> missing;
+      for (const auto& m : r.missing) missing.push_back(m.var);
+      std::string names;
+      for (auto m : missing) names += (names.empty() ? "" : ", ") + reg.var(m).name;
+      if (!missing.empty()) out += "      missing: " + names + "\n";
+      for (const auto* list : {&r.constraints, &r.validity})
+        for (const auto& c : *list)
+          if (c.status == CheckStatus::Violated) out += "      violated: " + c.name + "\n";
+    }
+  }
+  if (view.missing_families) {
+    std::vector<MissingInput> missing;
+    for (const auto& t : rep.targets) missing.insert(missing.end(), t.resolution.missing.begin(), t.resolution.missing.end());
+    auto families = missing_families(reg, missing);
+    out += families.empty() ? "\nmissing families: none\n" : "\nmissing families:\n" + missing_families_text(reg, families, 2);
   }
   if (!rep.overrides.empty()) {
     out += "\noverrides (assignments that replace a relation):\n";
@@ -467,6 +530,11 @@ std::string scenario_json(const Registry& reg, const ScenarioReport& rep) {
   }
   j["overrides"] = json::array();
   for (const auto& o : rep.overrides) j["overrides"].push_back(override_json(reg, o));
+  std::vector<MissingInput> missing;
+  for (const auto& t : rep.targets) missing.insert(missing.end(), t.resolution.missing.begin(), t.resolution.missing.end());
+  j["missing_families"] = json::array();
+  for (const auto& f : missing_families(reg, missing))
+    j["missing_families"].push_back({{"family", f.family}, {"boundary_category", f.category}, {"count", f.vars.size()}, {"names", name_list(reg, f.vars)}});
   return j.dump(2);
 }
 

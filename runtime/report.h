@@ -30,6 +30,16 @@ std::string trace_json(const Registry& reg, const Resolution& res);
 std::string stats_text(const Registry& reg, const std::string& image_path);
 std::string stats_json(const Registry& reg, const std::string& image_path);
 
+// Missing inputs grouped by family (name prefix) and boundary category, largest group first; a variable
+// missing for several targets counts once.
+struct MissingFamily {
+  std::string family, category;
+  std::vector<uint32_t> vars;  // sorted by name
+};
+std::vector<MissingFamily> missing_families(const Registry& reg, const std::vector<MissingInput>& missing);
+// One line per family, `indent` spaces in: "family=cluster.node category=primitive-root count=6 names=a, b, c, d, +2 more".
+std::string missing_families_text(const Registry& reg, const std::vector<MissingFamily>& families, size_t indent);
+
 struct TargetReport {
   std::string label;
   uint32_t var = 0;
@@ -45,10 +55,17 @@ struct ScenarioReport {
   size_t issue_count = 0;           // missing inputs plus violations, over all targets
 };
 
+
+// Optional sections of the text report: each target's missing inputs and violated checks by name, and
+// the missing inputs grouped by family.
+struct ScenarioView {
+  bool details = false, missing_families = false;
+};
+
 // Resolves each target under the preset (plus any extra assignments and selectors already merged in).
 ScenarioReport scenario_report(const Registry& reg, const Preset& preset,
                                const std::vector<std::pair<std::string, uint32_t>>& targets, ResolveOptions options);
-std::string scenario_text(const Registry& reg, const ScenarioReport& report);
+std::string scenario_text(const Registry& reg, const ScenarioReport& report, const ScenarioView& view = {});
 std::string scenario_json(const Registry& reg, const ScenarioReport& report);
 
 }  // namespace gs

@@ -2,10 +2,12 @@
 //   gpu-stack stats
 //   gpu-stack resolve TARGET [--preset P]... [--assign NAME=VALUE[ UNIT]]... [--variant NAME=KEY]... [flags]
 //   gpu-stack trace TARGET [--preset P]... [--assign ...]... [--variant ...]...
-//   gpu-stack scenario-report PRESET [--target [LABEL=]NAME]... [--assign ...]... [--variant ...]...
-//   gpu-stack export dot|json TARGET [--dependents] [--constraints] [-o FILE]
+//   gpu-stack scenario-report PRESET... [--target [LABEL=]NAME]... [--details] [--missing-families] [--fail-on-issues]
+//   gpu-stack export dot|json TARGET... [--dependents] [--constraints] [-o FILE]
+//   gpu-stack list [--system S] [--prefix P] [--kind K] [--unit U];  gpu-stack search TEXT [same filters]
+//   gpu-stack list-presets [--dir SUB]
 //   gpu-stack export site --out DIR [--preset P]... [--runs FILE.csv] [--run-experiments] [--artifacts PATH]...
-//   gpu-stack root-debt [--families] [--limit N] [--include-constraints] [--preset P --target NAME]
+//   gpu-stack root-debt [--families] [--limit N] [--include-constraints] [--scope SYSTEM] [--preset P --target NAME]
 //   gpu-stack verify [--profile fast|full]
 //   gpu-stack scenario-audit [--preset P]... [--target [LABEL=]NAME]... [--missing-families] [--fail-on-issues]
 //   gpu-stack next-work [--preset P] [--target NAME]... [--runs FILE.csv] [--limit N]
@@ -16,6 +18,7 @@
 //   gpu-stack plan --serving --preset serving/P [--ttft-max T] [--tpot-max T] [--fix KNOB=VALUE]... [--top K]
 //   gpu-stack workloads | hardware          (the shipped zoo, with sources)
 //   gpu-stack workload import CONFIG.json [-o FILE] [--name NAME]
+//   gpu-stack estimate --params 70B --tokens 15T --gpu h100 --gpus 2048 [--price-per-gpu-hour P] [--tariff T] [--pue X] [--mfu M]
 // Every command takes --json and --image FILE. Exit status: 0 success, 1 findings (violated
 // constraints, with --fail-on-violated-constraints), 2 bad usage or bad input. This is the only
 // translation unit that includes CLI11.
@@ -32,6 +35,7 @@
 
 #include "image/atomic_file.h"
 #include "tools/cli_extras.h"
+#include "runtime/estimate/estimate.h"
 #include "runtime/export.h"
 #include "runtime/format.h"
 #include "runtime/presets.h"
@@ -44,6 +48,7 @@
 #include "runtime/uq/uncertainty.h"
 #include "runtime/workers.h"
 #include "runtime/analysis/audit.h"
+#include "runtime/analysis/catalog.h"
 #include "runtime/analysis/next_work.h"
 #include "runtime/analysis/root_debt.h"
 #include "runtime/analysis/scenario.h"
@@ -253,12 +258,18 @@ int run_trace(const Common& c, const std::string& target_name, const ScenarioInp
   return 0;
 }
 
-int run_scenario(const Common& c, const std::string& preset_name, const std::vector<std::string>& target_args,
-                 const ScenarioInputs& in, ResolveFlags f) {
+struct ReportFlags {
+  bool details = false, missing_families = false, fail_on_issues = false;
+};
+
+int run_scenario(const Common& c, const std::vector<std::string>& preset_names, const std::vector<std::string>& target_args,
+                 const ScenarioInputs& in, ResolveFlags f, const ReportFlags& rf) {
   gs::Registry reg = load_registry(c);
-  gs::Preset preset = library(reg, c).load(preset_name);
+  std::vector<gs::Preset> loaded;
+  gs::Preset preset = library(reg, c).compose(preset_names, &loaded);
   std::vector<std::string> user_presets;
-  if (library(reg, c).is_external(preset)) user_presets.push_back(preset.name);
+  for (const auto& one : loaded)
+    if (library(reg, c).is_external(one)) user_presets.push_back(one.name);
   const bool summarize = check_user_presets(f, user_presets);
   Scenario extra = build_scenario(reg, library(reg, c), in);
   for (const auto& [v, x] : extra.assignments) preset.assignments[v] = x;
@@ -274,19 +285,27 @@ int run_scenario(const Common& c, const std::string& preset_name, const std::vec
   if (targets.empty()) targets = preset.targets;
   if (targets.empty()) throw UsageError("preset '" + preset.name + "' names no [targets]; pass --target [LABEL=]NAME");
   gs::ScenarioReport report = gs::scenario_report(reg, preset, targets, options_of(f));
-  std::cout << (c.json ? gs::scenario_json(reg, report) + "\n" : gs::scenario_text(reg, report));
+  std::cout << (c.json ? gs::scenario_json(reg, report) + "\n" : gs::scenario_text(reg, report, {rf.details, rf.missing_families}));
   warn_disagreements(reg, report.overrides);
   if (summarize) summarize_overrides(report.overrides, user_presets);
   size_t violations = 0;
   for (const auto& t : report.targets) violations += t.resolution.violations();
-  return finish_violations(violations, f.fail_on_violated);
+  if (int code = finish_violations(violations, f.fail_on_violated)) return code;
+  if (rf.fail_on_issues && report.issue_count > 0) {
+    std::cerr << "gpu-stack: " << report.issue_count << " issue" << (report.issue_count == 1 ? "" : "s")
+              << " (missing inputs or violated checks)\n";
+    return 1;
+  }
+  return 0;
 }
 
-int run_export(const Common& c, const std::string& format, const std::string& target_name, const gs::ConeExport& base,
+int run_export(const Common& c, const std::string& format, const std::vector<std::string>& target_names, const gs::ConeExport& base,
                const std::string& output) {
   gs::Registry reg = load_registry(c);
   gs::ConeExport spec = base;
-  spec.root = gs::lookup_variable(reg, target_name, "target variable");
+  spec.root = gs::lookup_variable(reg, target_names.front(), "target variable");
+  for (size_t i = 1; i < target_names.size(); ++i) spec.more_roots.push_back(gs::lookup_variable(reg, target_names[i], "target variable"));
+  const std::string& target_name = target_names.front();
   std::string text = format == "dot" ? gs::export_dot(reg, spec) : gs::export_json(reg, spec);
   if (c.json && format == "dot") {
     // Machine-readable wrapper so every command can be consumed as JSON.
@@ -467,6 +486,29 @@ int run_calibrate(const Common& c, gs::validate::CalibrateOptions opt) {
   return gs::validate::calibrate_command(reg, library(reg, c), opt, std::cout, std::cerr);
 }
 
+int run_list(const Common& c, const gs::VariableQuery& q) {
+  gs::Registry reg = load_registry(c);
+  auto vars = gs::find_variables(reg, q);
+  std::cout << (c.json ? gs::variables_json(reg, q, vars) : gs::variables_text(reg, vars));
+  return 0;
+}
+
+int run_list_presets(const Common& c, const std::string& sub) {
+  gs::Registry reg = load_registry(c);
+  auto presets = gs::preset_catalog(library(reg, c), presets_dir(c), sub);
+  std::cout << (c.json ? gs::presets_json(presets) : gs::presets_text(presets));
+  return 0;
+}
+
+int run_estimate(const Common& c, gs::estimate::EstimateRequest req) {
+  gs::Registry reg = load_registry(c);
+  req.presets_dir = presets_dir(c);
+  if (req.runs_path.empty()) req.runs_path = gs::site::default_runs_csv();
+  gs::estimate::EstimateResult res = gs::estimate::estimate(reg, library(reg, c), req);
+  std::cout << (c.json ? gs::estimate::estimate_json(reg, res) + "\n" : gs::estimate::estimate_text(reg, res));
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -476,7 +518,7 @@ int main(int argc, char** argv) {
   Common common;
   ScenarioInputs scenario;
   ResolveFlags flags;
-  std::string target, preset, format, output;
+  std::string target, format, output;
   std::vector<std::string> targets;
   gs::ConeExport cone;
 
@@ -502,8 +544,13 @@ int main(int argc, char** argv) {
   add_scenario(trace, scenario, true);
   add_common(trace, common);
 
+  std::vector<std::string> report_presets;
+  ReportFlags report_flags;
   auto* report = app.add_subcommand("scenario-report", "Resolve a preset's targets and report values, gaps and overrides");
-  report->add_option("preset", preset, "preset name or TOML file")->required();
+  report->add_option("preset", report_presets, "preset names or TOML files; several are layered in order (later wins)")->required();
+  report->add_flag("--details", report_flags.details, "list each target's missing inputs and violated checks by name");
+  report->add_flag("--missing-families", report_flags.missing_families, "group the missing inputs by family");
+  report->add_flag("--fail-on-issues", report_flags.fail_on_issues, "exit 1 when a target has missing inputs or violated checks");
   report->add_option("--target", targets, "[LABEL=]NAME: report this variable instead of the preset's targets")->allow_extra_args(false);
   add_scenario(report, scenario, false);
   add_checks(report, flags);
@@ -511,7 +558,8 @@ int main(int argc, char** argv) {
 
   auto* exp = app.add_subcommand("export", "Write a variable's dependency cone as Graphviz DOT or JSON, or the observatory site");
   exp->add_option("format", format, "dot, json, or site (a static website; needs --out)")->required()->check(CLI::IsMember({"dot", "json", "site"}));
-  exp->add_option("target", target, "root variable of the cone (dot and json)");
+  std::vector<std::string> export_targets;
+  exp->add_option("target", export_targets, "root variables of the cone (dot and json); several give the union of their cones");
   gs::site::SiteOptions site_opt;
   exp->add_option("--out", site_opt.out_dir, "site: folder to write (created; only the site's own files are replaced)");
   exp->add_option("--preset", site_opt.presets, "site: a scenario the pages offer (repeatable; default: the default preset)")->allow_extra_args(false);
@@ -553,6 +601,7 @@ int main(int argc, char** argv) {
   debt->add_flag("--families", debt_req.families, "group by family (name prefix) with the heaviest members of each");
   debt->add_option("--limit", debt_req.limit, "rows or families to show (default 20)")->check(CLI::NonNegativeNumber);
   debt->add_flag("--include-constraints", debt_req.include_constraints, "let constraints carry dependence too (blast radius)");
+  debt->add_option("--scope", debt_req.scope, "rank only the roots of this system (blast radius and --families)");
   debt->add_option("--target", debt_req.target, "rank the target's inputs by elasticity under the scenario (missing inputs first)");
   add_scenario(debt, scenario, true);
   add_common(debt, common);
@@ -671,6 +720,38 @@ int main(int argc, char** argv) {
   std::string shell;
   auto* completion = gs::cli::add_completion_command(app, shell);
 
+  gs::VariableQuery var_query;
+  auto* list = app.add_subcommand("list", "List variables by system, name prefix, kind or unit dimension");
+  auto* search = app.add_subcommand("search", "Find variables whose name, description or doc contains every word of TEXT");
+  search->add_option("text", var_query.text, "words to look for (case-insensitive)")->required();
+  for (auto* cmd : {list, search}) {
+    cmd->add_option("--system", var_query.system, "only this system (e.g. training)");
+    cmd->add_option("--prefix", var_query.prefix, "only names starting with this (e.g. econ.power.)");
+    cmd->add_option("--kind", var_query.kind, "root, derived or constant")->check(CLI::IsMember({"root", "derived", "constant"}));
+    cmd->add_option("--unit", var_query.unit, "only variables of this unit's dimension (W finds MW and W)");
+    add_common(cmd, common);
+  }
+
+  std::string presets_sub;
+  auto* list_presets = app.add_subcommand("list-presets", "List the presets with their description and source");
+  list_presets->add_option("--dir", presets_sub, "only this folder of the presets directory (e.g. hardware)");
+  add_common(list_presets, common);
+
+  gs::estimate::EstimateRequest est_req;
+  auto* est = app.add_subcommand("estimate", "Quick estimate from model size, tokens and accelerators: days, energy, MFU assumed, cost, with a 90% interval");
+  est->add_option("--params", est_req.params, "model parameters: 70B, 7e9, 2.5K (K, M, B/G, T = 1e3 .. 1e12)")->required();
+  est->add_option("--tokens", est_req.tokens, "training tokens: 15T, 300B")->required();
+  est->add_option("--gpu", est_req.gpu, "accelerator by name: h100, h200, h800, a100, a100-40gb, b200, gb200, v100, tpu-v3, tpu-v4")->required();
+  est->add_option("--gpus", est_req.gpus, "number of accelerators: 2048, 2K")->required();
+  est->add_option("--price-per-gpu-hour", est_req.price_per_gpu_hour, "USD per accelerator-hour, electricity excluded; a value or LO..HI");
+  est->add_option("--tariff", est_req.tariff, "electricity price in USD/kWh; a value or LO..HI (default: presets/estimate/base.toml)");
+  est->add_option("--pue", est_req.pue, "power usage effectiveness of the hall; a value or LO..HI (default: presets/estimate/base.toml)");
+  est->add_option("--mfu", est_req.mfu, "assumed MFU, a share (0.4) or LO..HI (default: median of the published runs on that accelerator)");
+  est->add_option("--runs", est_req.runs_path, "published runs whose MFU column gives the default MFU (default: $GSTACK_RUNS, else data/runs/calibration-runs.csv)");
+  est->add_option("--samples", est_req.samples, "Monte Carlo samples for the intervals (default 20000)")->check(CLI::Range(size_t(1), gs::kMaxSamples));
+  est->add_option("--seed", est_req.seed, "random seed (default 1)");
+  add_common(est, common);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -696,7 +777,9 @@ int main(int argc, char** argv) {
     if (import_cmd->parsed()) return run_workload_import(common, import_config, import_out, import_name);
     if (resolve->parsed()) return run_resolve(common, target, scenario, flags);
     if (trace->parsed()) return run_trace(common, target, scenario, trace_depth);
-    if (report->parsed()) return run_scenario(common, preset, targets, scenario, flags);
+    if (report->parsed()) return run_scenario(common, report_presets, targets, scenario, flags, report_flags);
+    if (list->parsed() || search->parsed()) return run_list(common, var_query);
+    if (list_presets->parsed()) return run_list_presets(common, presets_sub);
     if (sweep->parsed()) return run_sweep(common, scenario, sweep_req);
     if (simulate->parsed()) {
       sim_args.json = common.json, sim_args.image_path = image_path(common);
@@ -741,14 +824,15 @@ int main(int argc, char** argv) {
         throw UsageError("--ttft-max, --tpot-max and --limit need --serving (or a --knobs file that states limits)");
       return run_plan(common, scenario, plan_knobs, plan_serving, plan_req);
     }
+    if (est->parsed()) return run_estimate(common, est_req);
     if (format == "site") {
       if (site_opt.out_dir.empty()) throw UsageError("export site needs --out DIR");
-      if (!target.empty()) throw UsageError("export site takes no target; pick scenarios with --preset");
+      if (!export_targets.empty()) throw UsageError("export site takes no target; pick scenarios with --preset");
       return run_export_site(common, site_opt);
     }
-    if (target.empty()) throw UsageError("export " + format + " needs a TARGET variable");
+    if (export_targets.empty()) throw UsageError("export " + format + " needs a TARGET variable");
     if (!site_opt.out_dir.empty() || !site_opt.presets.empty()) throw UsageError("--out and --preset belong to export site");
-    return run_export(common, format, target, cone, output);
+    return run_export(common, format, export_targets, cone, output);
   } catch (const std::exception& e) {
     // Every error that reaches here is about the input: the image, a preset, a name or a value.
     std::cerr << "gpu-stack: error: " << e.what() << "\n";

@@ -47,7 +47,7 @@ AuditEntry audit_one(const Registry& reg, const PresetLibrary& lib, const std::s
     return e;
   }
   e.status = "ok";
-  std::map<std::pair<std::string, std::string>, std::set<uint32_t>> families;
+  std::vector<MissingInput> missing;
   try {
     Resolver resolver(reg, p.assignments, p.variants);
     for (const auto& [label, var] : targets) {
@@ -56,7 +56,7 @@ AuditEntry audit_one(const Registry& reg, const PresetLibrary& lib, const std::s
       t.label = label, t.var = var, t.value = res.number, t.violations = res.violations();
       for (const auto& m : res.missing) {
         t.missing.push_back(m.var);
-        families[{m.family, m.category}].insert(m.var);
+        missing.push_back(m);
       }
       // A value that is no real number with nothing missing (a complex result) is an issue too.
       const size_t odd = !res.number && res.missing.empty() ? 1 : 0;
@@ -69,23 +69,8 @@ AuditEntry audit_one(const Registry& reg, const PresetLibrary& lib, const std::s
   } catch (const std::exception& ex) {
     e.status = "error", e.error = ex.what(), e.issues += 1;
   }
-  for (auto& [key, vars] : families) {
-    MissingFamily f{key.first, key.second, std::vector<uint32_t>(vars.begin(), vars.end())};
-    std::sort(f.vars.begin(), f.vars.end(), [&](uint32_t a, uint32_t b) { return reg.var(a).name < reg.var(b).name; });
-    e.families.push_back(std::move(f));
-  }
-  std::sort(e.families.begin(), e.families.end(), [](const MissingFamily& a, const MissingFamily& b) {
-    if (a.vars.size() != b.vars.size()) return a.vars.size() > b.vars.size();
-    return std::tie(a.family, a.category) < std::tie(b.family, b.category);
-  });
+  e.families = missing_families(reg, missing);
   return e;
-}
-
-std::string names(const Registry& reg, const std::vector<uint32_t>& vars, size_t limit = 4) {
-  std::string s;
-  for (size_t i = 0; i < vars.size() && i < limit; ++i) s += (i ? ", " : "") + reg.var(vars[i]).name;
-  if (vars.size() > limit) s += fmt::format(", +{} more", vars.size() - limit);
-  return s;
 }
 
 json entry_json(const Registry& reg, const AuditEntry& e) {
@@ -167,9 +152,7 @@ int scenario_audit_command(const Registry& reg, const AuditRequest& req, std::os
         out << line << "\n";
       }
       if (req.missing_families && !e.families.empty()) {
-        out << "    missing families:\n";
-        for (const auto& f : e.families)
-          out << fmt::format("      family={} category={} count={} names={}\n", f.family, f.category, f.vars.size(), names(reg, f.vars));
+        out << "    missing families:\n" << missing_families_text(reg, e.families, 6);
       } else if (!e.families.empty()) {
         out << fmt::format("    missing families: {} (list them with --missing-families)\n", e.families.size());
       }

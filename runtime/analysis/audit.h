@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "runtime/registry.h"
+#include "runtime/report.h"
 
 namespace gs {
 
@@ -19,11 +20,6 @@ struct AuditRequest {
   bool missing_families = false;     // text: list the missing families under each preset
   bool fail_on_issues = false;       // exit 1 when any preset has issues or does not load
   bool json = false;
-};
-
-struct MissingFamily {
-  std::string family, category;
-  std::vector<uint32_t> vars;  // sorted by name
 };
 
 struct AuditTarget {

@@ -1,5 +1,7 @@
 #include "runtime/analysis/root_debt.h"
 
+#include "image/suggest.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -48,6 +50,23 @@ std::vector<RootFamily> root_families(const Registry&, const std::vector<RootDeb
 
 namespace {
 
+// The rows whose variable belongs to the system `scope`; an unknown system is bad input.
+std::vector<RootDebtRow> rows_in_scope(const Registry& reg, const std::vector<RootDebtRow>& rows, const std::string& scope) {
+  auto system = reg.find_system(scope);
+  if (!system) {
+    std::vector<std::string> names;
+    for (const auto& s : reg.image().systems) names.push_back(s.name);
+    std::string hint = did_you_mean(scope, names);
+    throw PresetError("unknown system '" + scope + "' for --scope" + (hint.empty() ? "" : "\n  hint: " + hint));
+  }
+  std::vector<RootDebtRow> out;
+  for (const auto& r : rows)
+    if (reg.var(r.var).system == *system) out.push_back(r);
+  return out;
+}
+
+std::string scope_phrase(const RootDebtRequest& req) { return req.scope.empty() ? "" : " in system " + req.scope; }
+
 const char* constraints_phrase(bool include) { return include ? "constraints followed" : "constraints not followed"; }
 
 std::string top_list(const Registry& reg, const std::vector<RootDebtRow>& members) {
@@ -70,6 +89,7 @@ void print_roots(const Registry& reg, const std::vector<RootDebtRow>& rows, cons
   const size_t shown = std::min(req.limit, rows.size());
   if (req.json) {
     json j{{"mode", "blast-radius"}, {"total_roots", rows.size()}, {"include_constraints", req.include_constraints}, {"shown", shown}};
+    j["scope"] = req.scope.empty() ? json(nullptr) : json(req.scope);
     j["rows"] = json::array();
     for (size_t i = 0; i < shown; ++i) {
       const auto& r = rows[i];
@@ -81,7 +101,7 @@ void print_roots(const Registry& reg, const std::vector<RootDebtRow>& rows, cons
     out << j.dump(2) << "\n";
     return;
   }
-  out << fmt::format("Root debt: {} root inputs by blast radius (transitive dependents; {})\n", rows.size(),
+  out << fmt::format("Root debt: {} root inputs{} by blast radius (transitive dependents; {})\n", rows.size(), scope_phrase(req),
                      constraints_phrase(req.include_constraints));
   out << fmt::format("  shown {}\n\n", shown);
   std::vector<uint32_t> vars;
@@ -100,6 +120,7 @@ void print_root_families(const Registry& reg, const std::vector<RootDebtRow>& ro
   if (req.json) {
     json j{{"mode", "families"},         {"total_roots", rows.size()}, {"include_constraints", req.include_constraints},
            {"family_count", families.size()}, {"shown", shown}};
+    j["scope"] = req.scope.empty() ? json(nullptr) : json(req.scope);
     j["families"] = json::array();
     for (size_t i = 0; i < shown; ++i) {
       const auto& f = families[i];
@@ -113,8 +134,8 @@ void print_root_families(const Registry& reg, const std::vector<RootDebtRow>& ro
     out << j.dump(2) << "\n";
     return;
   }
-  out << fmt::format("Root-debt families: {} root inputs in {} families by name prefix ({})\n", rows.size(), families.size(),
-                     constraints_phrase(req.include_constraints));
+  out << fmt::format("Root-debt families: {} root inputs{} in {} families by name prefix ({})\n", rows.size(), scope_phrase(req),
+                     families.size(), constraints_phrase(req.include_constraints));
   out << fmt::format("  shown {}\n\n", shown);
   size_t fw = 6;
   for (size_t i = 0; i < shown; ++i) fw = std::max(fw, families[i].family.size());
@@ -316,10 +337,12 @@ int root_debt_command(const Registry& reg, const AnalysisScenario& scenario, con
   const Graph graph(reg, req.include_constraints);
   if (req.target.empty()) {
     auto rows = root_debt_rows(reg, graph);
+    if (!req.scope.empty()) rows = rows_in_scope(reg, rows, req.scope);
     if (req.families) print_root_families(reg, rows, req, out);
     else print_roots(reg, rows, req, out);
     return 0;
   }
+  if (!req.scope.empty()) throw PresetError("--scope ranks one system's roots by blast radius; it does not combine with --target");
   const uint32_t target = lookup_variable(reg, req.target, "target variable");
   InfluenceResult r = influence(reg, scenario.assignments, scenario.variants, target, graph, scenario.uncertain);
   size_t outside = 0;

@@ -47,6 +47,7 @@ struct RootDebtRequest {
   bool include_constraints = false;
   bool json = false;
   std::string target;  // empty: blast radius of every registry root
+  std::string scope;   // a system: rank only its roots (blast-radius modes); empty: every system
 };
 
 // Prints the ranking; returns 0. Bad input (an unknown target) throws PresetError.
