@@ -124,13 +124,13 @@ void check_range(const InputOrigin& o, const std::string& option, double lo, boo
 
 // The accelerator family's MFU from the published runs: the median of the rows whose hardware maps to one
 // of the family's validate presets, with their spread as the range.
-InputOrigin mfu_from_runs(const Accelerator& acc, const std::string& runs_path) {
+InputOrigin mfu_from_runs(const PresetLibrary& lib, const Accelerator& acc, const std::string& runs_path) {
   if (acc.runs.empty())
     throw PresetError("no published runs describe '" + acc.name + "', so there is no MFU to assume; pass --mfu VALUE or --mfu LO..HI");
   std::vector<std::pair<double, std::string>> found;
   for (const auto& row : validate::read_runs(runs_path)) {
     auto pct = validate::parse_plain_number(row.get("mfu_pct"));
-    auto preset = validate::hardware_preset_for(row.get("hardware"));
+    auto preset = validate::hardware_preset_for(lib, row.get("hardware"));
     if (!pct || !preset || *pct <= 0 || *pct > 100) continue;
     if (std::find(acc.runs.begin(), acc.runs.end(), *preset) != acc.runs.end()) found.emplace_back(*pct / 100, row.id());
   }
@@ -207,7 +207,7 @@ EstimateResult estimate(const Registry& reg, const PresetLibrary& lib, const Est
   s.assignments[gpus] = res.gpus * reg.var(gpus).unit_scale;
 
   const uint32_t mfu = var(data.mfu);
-  res.mfu = req.mfu.empty() ? mfu_from_runs(acc, req.runs_path) : value_or_range(reg, mfu, req.mfu, "--mfu");
+  res.mfu = req.mfu.empty() ? mfu_from_runs(lib, acc, req.runs_path) : value_or_range(reg, mfu, req.mfu, "--mfu");
   check_range(res.mfu, "--mfu", 0, true, 1, "an MFU is a share of the peak, above 0 and at most 1");
   put(s, mfu, res.mfu, req.mfu.empty());
   if (!req.price_per_gpu_hour.empty()) {
