@@ -25,6 +25,7 @@
 #include <optional>
 
 #include "image/atomic_file.h"
+#include "runtime/api/session.h"
 #include "runtime/export.h"
 #include "runtime/format.h"
 #include "runtime/presets.h"
@@ -62,9 +63,7 @@ struct Common {
   std::string presets_dir;
 };
 
-struct ScenarioInputs {
-  std::vector<std::string> presets, assigns, variants;
-};
+using ScenarioInputs = gs::api::ScenarioInputs;
 
 struct ResolveFlags {
   bool trace = false, missing = false, constraints = false, explain = false, check_overrides = false, fail_on_violated = false;
@@ -91,44 +90,19 @@ void add_checks(CLI::App* cmd, ResolveFlags& f) {
 }
 
 std::string default_image() {
-  if (const char* env = std::getenv("GSTACK_IMAGE"); env && *env) return env;
   // build/bin/gpu-stack reads build/model.gsimg, so a fresh build works without flags.
   std::error_code ec;
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) return "model.gsimg";
-  return (exe.parent_path().parent_path() / "model.gsimg").string();
+  return gs::api::default_image_path(ec ? fs::path() : exe.parent_path().parent_path());
 }
 
 std::string image_path(const Common& c) { return c.image.empty() ? default_image() : c.image; }
 
-gs::Registry load_registry(const Common& c) {
-  std::string path = image_path(c);
-  if (!fs::exists(path))
-    throw gs::ImageError("cannot find the registry image '" + path + "'; build it (cmake --build build) or pass --image FILE");
-  return gs::Registry::load(path);
-}
+gs::Registry load_registry(const Common& c) { return gs::api::load_registry(image_path(c)); }
 
 using Scenario = gs::ScenarioPoint;
 
-// Presets in order, then the command line's own assignments and selectors, which win.
-Scenario build_scenario(const gs::Registry& reg, const gs::PresetLibrary& lib, const ScenarioInputs& in) {
-  Scenario s;
-  for (const auto& name : in.presets) {
-    gs::Preset p = lib.load(name);
-    for (const auto& [v, x] : p.assignments) s.assignments[v] = x;
-    for (const auto& [v, k] : p.variants) s.variants[v] = k;
-    for (const auto& [v, d] : p.uncertain) s.uncertain[v] = d;
-  }
-  for (const auto& a : in.assigns) {
-    auto [v, x] = gs::parse_assignment(reg, a);
-    s.assignments[v] = x;
-  }
-  for (const auto& text : in.variants) {
-    auto [v, k] = gs::parse_selector(reg, text);
-    s.variants[v] = k;
-  }
-  return s;
-}
+using gs::api::build_scenario;
 
 gs::ResolveOptions options_of(const ResolveFlags& f) {
   gs::ResolveOptions o;
@@ -152,7 +126,7 @@ int finish_violations(size_t violations, bool fail) {
 }
 
 gs::PresetLibrary library(const gs::Registry& reg, const Common& c) {
-  return gs::PresetLibrary(reg, c.presets_dir.empty() ? gs::PresetLibrary::default_dir() : c.presets_dir);
+  return gs::PresetLibrary(reg, gs::api::presets_dir(c.presets_dir));
 }
 
 int run_stats(const Common& c) {
@@ -165,17 +139,14 @@ int run_resolve(const Common& c, const std::string& target_name, const ScenarioI
   gs::Registry reg = load_registry(c);
   uint32_t target = gs::lookup_variable(reg, target_name, "target variable");
   Scenario s = build_scenario(reg, library(reg, c), in);
-  gs::Resolver resolver(reg, s.assignments, s.variants, options_of(f));
-  gs::Resolution res = resolver.resolve(target);
-  // An uncertain scenario also gets the target's 90% interval, from the compiled cone.
-  std::optional<gs::Interval> interval;
-  if (!s.uncertain.empty() && res.number && res.missing.empty()) interval = gs::interval_of(reg, s, target, 100000, 1);
-  if (interval && interval->p5 == interval->p95) interval.reset();  // the uncertain inputs do not move this target
+  const gs::api::ResolveAnswer answer = gs::api::resolve(reg, s, target, options_of(f));
+  const gs::Resolution& res = answer.resolution;
+  const std::optional<gs::Interval>& interval = answer.interval;
   if (c.json) {
     auto j = nlohmann::ordered_json::parse(gs::resolution_json(reg, res));
     if (interval)
       j["interval"] = {{"p5", interval->p5}, {"median", interval->p50}, {"p95", interval->p95},
-                       {"samples", interval->samples}, {"seed", 1}};
+                       {"samples", interval->samples}, {"seed", answer.interval_seed}};
     std::cout << j.dump(2) << "\n";
   } else {
     // Reasons are shown beside the trace steps, so asking for them shows the trace.
@@ -271,15 +242,7 @@ int run_export_site(const Common& c, gs::site::SiteOptions opt) {
 // The simulator's model variables, computed by the compiled cones of the model under the presets.
 gs::sim::ModelValues simulator_inputs_from_model(const Common& c, const std::vector<std::string>& presets) {
   gs::Registry reg = load_registry(c);
-  ScenarioInputs in;
-  in.presets = presets;
-  Scenario s = build_scenario(reg, library(reg, c), in);
-  std::vector<std::pair<std::string, std::string>> wanted;
-  for (const auto& v : gs::sim::sim_model_variables()) wanted.emplace_back(v.name, v.unit);
-  gs::sim::ModelValues mv;
-  for (size_t i = 0; i < presets.size(); ++i) mv.preset += (i ? "+" : "") + presets[i];
-  mv.values = gs::evaluate_in_units(reg, s, wanted);
-  return mv;
+  return gs::api::simulator_inputs(reg, library(reg, c), presets);
 }
 
 int run_sweep(const Common& c, const ScenarioInputs& in, gs::SweepRequest req) {
@@ -299,7 +262,7 @@ int run_sampling(const Common& c, const ScenarioInputs& in, gs::SamplingRequest 
 
 // ---- analysis (runtime/analysis): root debt and influence, verify, scenario audit, next work
 
-std::string presets_dir(const Common& c) { return c.presets_dir.empty() ? gs::PresetLibrary::default_dir() : c.presets_dir; }
+std::string presets_dir(const Common& c) { return gs::api::presets_dir(c.presets_dir); }
 
 int run_root_debt(const Common& c, const ScenarioInputs& in, gs::RootDebtRequest req) {
   gs::Registry reg = load_registry(c);
@@ -334,24 +297,11 @@ int run_validate(const Common& c, gs::validate::ValidateOptions opt) {
   return gs::validate::validate_command(reg, library(reg, c), opt, std::cout, std::cerr);
 }
 
-// A workload by name: "llama3-405b" is presets/workload/llama3_405b.toml; a path is taken as it is.
-std::string workload_preset(const std::string& name) {
-  if (name.find('/') != std::string::npos || name.ends_with(".toml")) return name;
-  std::string file = name;
-  std::replace(file.begin(), file.end(), '-', '_');
-  return "workload/" + file;
-}
-
 // Exit 0 with a ranking, 1 when no layout is feasible (a finding, like a violated constraint), 2 on bad input.
 int run_plan(const Common& c, ScenarioInputs in, const std::string& workload, const std::string& knobs_path,
              gs::strategy::StrategyRequest req) {
   gs::Registry reg = load_registry(c);
-  if (in.presets.empty() && workload.empty()) throw UsageError("plan needs a cluster: pass --preset P (and --workload W)");
-  if (!workload.empty()) in.presets.push_back(workload_preset(workload));
-  Scenario s = build_scenario(reg, library(reg, c), in);
-  gs::strategy::StrategySpace space =
-      gs::strategy::load_strategy_space(reg, knobs_path.empty() ? gs::strategy::default_space_path(presets_dir(c)) : knobs_path);
-  gs::strategy::StrategyResult result = gs::strategy::search_strategies(reg, s, space, req);
+  const auto [space, result] = gs::api::plan(reg, library(reg, c), presets_dir(c), std::move(in), workload, knobs_path, req);
   std::cout << (c.json ? gs::strategy::plan_json(reg, space, result) : gs::strategy::plan_text(reg, space, result));
   if (result.ranked.empty()) {
     std::cerr << "gpu-stack: no feasible layout: all " << result.enumerated << " candidates were rejected\n";
