@@ -19,6 +19,7 @@
 #include "runtime/sim/commands.h"
 #include "runtime/strategy/report.h"
 #include "runtime/uq/commands.h"
+#include "runtime/uq/sweep_spec.h"
 #include "runtime/validate/runs.h"
 #include "runtime/validate/validate.h"
 
@@ -242,7 +243,7 @@ PYBIND11_MODULE(_core, m) {
   static py::exception<ApiError> error(m, "Error");
   py::register_exception_translator([](std::exception_ptr p) {
     auto raise = [](int code, const std::string& message) {
-      py::object e = error(message);
+      py::object e = py::reinterpret_borrow<py::object>(error.ptr())(message);
       e.attr("code") = code;
       e.attr("message") = message;
       PyErr_SetObject(error.ptr(), e.ptr());

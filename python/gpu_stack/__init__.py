@@ -67,8 +67,8 @@ class Resolution:
     """A target's value under a scenario, with its trace, missing inputs and checks.
 
     `value` is in SI base units (`si_unit`); `display` is the CLI's human form in the display `unit`.
-    `complete` is False when inputs are missing: `value` is then None and `formula` holds the answer as
-    a formula in them. `json` is the whole document `gpu-stack resolve --json` prints.
+    `complete` is False when inputs are missing: `value` is then None, `missing` names them (one dict
+    per input, key "variable") and `formula` holds the answer as a formula in them. `json` is the whole document `gpu-stack resolve --json` prints.
     """
     target: str
     value: Optional[float]
@@ -83,12 +83,13 @@ class Resolution:
 
     @property
     def formula(self) -> Optional[str]:
-        return self.json.get("formula") or (None if self.complete else self.display)
+        """The answer as a formula in the missing inputs (SI base units), when inputs are missing."""
+        return self.json.get("formula")
 
     def __str__(self) -> str:
         text = f"{self.target} = {self.display}"
         if self.missing:
-            text += " (missing: " + ", ".join(m["name"] if isinstance(m, dict) else str(m) for m in self.missing) + ")"
+            text += " (missing: " + ", ".join(m.get("variable", "?") for m in self.missing) + ")"
         return text
 
     def __float__(self) -> float:
@@ -150,7 +151,8 @@ class Model:
         """`gpu-stack resolve TARGET`: the value, its trace and what is missing."""
         doc = _json.loads(self._core.resolve(target, _names(preset), _pairs(assign), _pairs(variants), check_overrides))
         return Resolution(target=doc["target"], value=doc.get("value") if doc.get("complete") else None,
-                          unit=doc.get("unit", ""), si_unit=doc.get("si_unit", ""), display=doc.get("display", ""),
+                          unit=doc.get("unit", ""), si_unit=doc.get("si_unit", ""),
+                          display=doc.get("display") or f"{doc.get('formula', '')} {doc.get('unit', '')}".strip(),
                           complete=bool(doc.get("complete")), trace=[_step(s) for s in doc.get("steps", [])],
                           missing=doc.get("missing", []), interval=doc.get("interval"), json=doc)
 

@@ -51,7 +51,9 @@ def test_assign_numbers_follow_the_cli_rule(cli):
 def test_missing_inputs_are_reported_not_defaulted():
     r = gpu_stack.resolve("cluster.node.peak_flops", assign={"cluster.node.n_gpus": 8})
     assert not r.complete and r.value is None
-    assert r.missing and all("name" in m for m in r.missing)
+    assert [m["variable"] for m in r.missing] == ["gpu.peak_flops"]
+    assert r.formula == "8*gpu.peak_flops"
+    assert str(r) == "cluster.node.peak_flops = 8*gpu.peak_flops FLOP/s (missing: gpu.peak_flops)"
     with pytest.raises(gpu_stack.Error):
         float(r)
 
