@@ -12,7 +12,7 @@ spec="0.02..0.4:1000000"
 threads="${GSTACK_BENCH_THREADS:-2}"
 
 start=$(date +%s%N)
-cli=$("$gs" sweep econ.cost.per_token --preset default --vary "econ.power.price_kwh_peak=$spec" --threads "$threads" --json)
+cli=$("$gs" sweep econ.cost.per_token --preset default --vary "econ.power.price_kwh_offpeak=$spec" --threads "$threads" --json)
 cli_ms=$(( ($(date +%s%N) - start) / 1000000 ))
 
 PYTHONPATH="$build/python" GSTACK_IMAGE="$build/model.gsimg" "$py" - "$spec" "$threads" "$cli_ms" "$cli" <<'PY'
@@ -22,14 +22,14 @@ t0 = time.perf_counter()
 import gpu_stack
 model = gpu_stack.Model()
 t1 = time.perf_counter()
-s = model.sweep("econ.cost.per_token", preset="default", vary={"econ.power.price_kwh_peak": spec}, threads=threads)
+s = model.sweep("econ.cost.per_token", preset="default", vary={"econ.power.price_kwh_offpeak": spec}, threads=threads)
 t2 = time.perf_counter()
 y = s["econ.cost.per_token"]
 assert y.shape == (1_000_000,) and s.nonfinite == 0
 py_rate = s.points / s.seconds
 cli_rate = cli["evaluations_per_second"]
 call_ms, load_ms = (t2 - t1) * 1e3, (t1 - t0) * 1e3
-print(f"points                      {s.points:,} (econ.cost.per_token over econ.power.price_kwh_peak, {threads} threads)")
+print(f"points                      {s.points:,} (econ.cost.per_token over econ.power.price_kwh_offpeak, {threads} threads)")
 print(f"cli evaluation              {cli_rate:14,.0f} evaluations/s   (process {cli_ms:.0f} ms, compile {cli['compile_ms']:.0f} ms)")
 print(f"python evaluation           {py_rate:14,.0f} evaluations/s   (call {call_ms:.0f} ms, compile {s.compile_ms:.0f} ms, import+load {load_ms:.0f} ms)")
 print(f"python / cli evaluation rate {py_rate / cli_rate:13.2f}x  (aim >= 0.9)")

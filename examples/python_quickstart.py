@@ -20,8 +20,8 @@ for step in cost.trace[-3:]:
 
 # 2. A sweep: the cost per token over the price of power, 200 points, as NumPy arrays (SI units).
 sweep = gpu_stack.sweep("econ.cost.per_token", preset="default",
-                        vary={"econ.power.price_kwh_peak": np.linspace(0.02, 0.40, 200)})  # USD/(kW*h), the display unit
-price, y = sweep["econ.power.price_kwh_peak"] * 3.6e6, sweep["econ.cost.per_token"]     # back to USD/(kW*h)
+                        vary={"econ.power.price_kwh_offpeak": np.linspace(0.02, 0.40, 200)})  # USD/(kW*h), the display unit
+price, y = sweep["econ.power.price_kwh_offpeak"] * 3.6e6, sweep["econ.cost.per_token"]     # back to USD/(kW*h)
 slope = np.polyfit(price, y, 1)[0]
 print(f"sweep: {sweep.points} points; each extra 0.01 USD/kWh adds {slope * 0.01:.3e} USD/token")
 

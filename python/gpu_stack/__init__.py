@@ -2,7 +2,7 @@
 
     import gpu_stack
     print(gpu_stack.resolve("econ.cost.per_token", preset="default"))
-    cols = gpu_stack.sweep("econ.cost.per_token", vary={"econ.power.price_kwh_peak": "0.02..0.4:200"}, preset="default")
+    cols = gpu_stack.sweep("econ.cost.per_token", vary={"econ.power.price_kwh_offpeak": "0.02..0.4:200"}, preset="default")
 
 Numbers given to the module follow the command line's rule: a bare number is in the variable's display
 unit, a string may carry its own ("0.36 USD/(kW*h)"). Numbers coming back are in SI base units, with the
@@ -94,7 +94,7 @@ class Resolution:
 
     def __float__(self) -> float:
         if self.value is None:
-            raise Error(f"{self.target} has no numeric value: the scenario leaves inputs missing")
+            raise _error(f"{self.target} has no numeric value: the scenario leaves inputs missing")
         return float(self.value)
 
 
@@ -206,15 +206,22 @@ class Model:
         return _json.loads(self._core.validate(runs))
 
 
+def _error(message: str, code: int = 2) -> Error:
+    """An Error raised on the Python side, shaped like the ones the runtime raises."""
+    e = Error(message)
+    e.code, e.message = code, message
+    return e
+
+
 def _threads(n: int) -> int:
     if not isinstance(n, int) or n < 0:
-        raise Error(f"threads must be a whole number, 0 for all cores (got {n!r})")
+        raise _error(f"threads must be a whole number, 0 for all cores (got {n!r})")
     return n
 
 
 def _count(n: int) -> int:
     if not isinstance(n, int) or n < 1:
-        raise Error(f"samples must be a whole number of at least 1 (got {n!r})")
+        raise _error(f"samples must be a whole number of at least 1 (got {n!r})")
     return n
 
 

@@ -106,10 +106,10 @@ def test_sweep_columns_match_resolve_and_grid_order(cli):
 
 def test_sweep_values_with_units_zip_and_ginac():
     price = np.linspace(0.02, 0.4, 5)
-    a = gpu_stack.sweep("econ.cost.per_token", preset="default", vary={"econ.power.price_kwh_peak": price})
-    b = gpu_stack.sweep("econ.cost.per_token", preset="default", vary={"econ.power.price_kwh_peak": (price / 3.6e6, "USD/J")})
-    c = gpu_stack.sweep("econ.cost.per_token", preset="default", vary={"econ.power.price_kwh_peak": "0.02..0.4:5"})
-    np.testing.assert_allclose(a["econ.power.price_kwh_peak"], price / 3.6e6, rtol=1e-15)
+    a = gpu_stack.sweep("econ.cost.per_token", preset="default", vary={"econ.power.price_kwh_offpeak": price})
+    b = gpu_stack.sweep("econ.cost.per_token", preset="default", vary={"econ.power.price_kwh_offpeak": (price / 3.6e6, "USD/J")})
+    c = gpu_stack.sweep("econ.cost.per_token", preset="default", vary={"econ.power.price_kwh_offpeak": "0.02..0.4:5"})
+    np.testing.assert_allclose(a["econ.power.price_kwh_offpeak"], price / 3.6e6, rtol=1e-15)
     np.testing.assert_allclose(a["econ.cost.per_token"], b["econ.cost.per_token"], rtol=1e-14)
     np.testing.assert_allclose(a["econ.cost.per_token"], c["econ.cost.per_token"], rtol=1e-14)
     z = gpu_stack.sweep("econ.cost.per_token", preset=FIXTURE, zip=True, engine="ginac",
@@ -131,7 +131,7 @@ def test_sweep_bad_input_raises():
 
 
 def test_a_million_point_sweep_returns_numpy_arrays():
-    s = gpu_stack.sweep("econ.cost.per_token", preset="default", vary={"econ.power.price_kwh_peak": "0.02..0.4:1000000"})
+    s = gpu_stack.sweep("econ.cost.per_token", preset="default", vary={"econ.power.price_kwh_offpeak": "0.02..0.4:1000000"})
     y = s["econ.cost.per_token"]
     assert y.shape == (1_000_000,) and s.nonfinite == 0
     assert np.all(np.diff(y) > 0)  # cost rises with the price of power
