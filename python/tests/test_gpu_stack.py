@@ -187,3 +187,15 @@ def test_validate_matches_cli(cli):
     assert v == ref
     with pytest.raises(gpu_stack.Error):
         gpu_stack.validate("/no/such/runs.csv")
+
+
+def test_explicit_model_and_thread_count_independence():
+    m = gpu_stack.Model(image=gpu_stack.default_image_path(), presets="presets")
+    assert m.presets_dir == "presets"
+    assert m.resolve("econ.cost.per_token", preset="default").value == gpu_stack.resolve("econ.cost.per_token", preset="default").value
+    one = m.uncertainty("econ.cost.per_token", preset=UNCERTAIN, samples=10000, seed=5, threads=1)
+    two = m.uncertainty("econ.cost.per_token", preset=UNCERTAIN, samples=10000, seed=5, threads=2)
+    assert np.array_equal(one["values"], two["values"])  # reproducible for a seed whatever the thread count
+    with pytest.raises(gpu_stack.Error) as e:
+        m.sweep("econ.cost.per_token", preset="default", vary={"par.dp": "16,32"}, threads=-1)
+    assert e.value.code == 2
