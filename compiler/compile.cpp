@@ -21,9 +21,8 @@ CompileResult compile_sources(const std::vector<SourceFile>& sources) {
   return result;
 }
 
-CompileResult compile_paths(const std::vector<std::string>& paths) {
+std::vector<SourceFile> read_sources(const std::vector<std::string>& paths, Diagnostics& diags) {
   namespace fs = std::filesystem;
-  CompileResult result;
   std::vector<std::string> files;
   for (const auto& p : paths) {
     std::error_code ec;
@@ -32,7 +31,7 @@ CompileResult compile_paths(const std::vector<std::string>& paths) {
       for (const auto& entry : fs::directory_iterator(p, ec))
         if (entry.path().extension() == ".gstack") found.push_back(entry.path().string());
       std::sort(found.begin(), found.end());
-      if (found.empty()) result.diagnostics.file_error(p, "E-READ", "directory has no .gstack files");
+      if (found.empty()) diags.file_error(p, "E-READ", "directory has no .gstack files");
       files.insert(files.end(), found.begin(), found.end());
     } else {
       files.push_back(p);
@@ -43,13 +42,19 @@ CompileResult compile_paths(const std::vector<std::string>& paths) {
     std::ifstream in(f, std::ios::binary);
     std::error_code ec;
     if (!in || fs::is_directory(f, ec)) {
-      result.diagnostics.file_error(f, "E-READ", "cannot read file");
+      diags.file_error(f, "E-READ", "cannot read file");
       continue;
     }
     std::ostringstream ss;
     ss << in.rdbuf();
     sources.push_back(SourceFile::from_text(f, ss.str()));
   }
+  return sources;
+}
+
+CompileResult compile_paths(const std::vector<std::string>& paths) {
+  CompileResult result;
+  std::vector<SourceFile> sources = read_sources(paths, result.diagnostics);
   if (result.diagnostics.has_errors()) {
     result.unreadable_input = true;
     return result;

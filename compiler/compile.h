@@ -18,6 +18,9 @@ struct CompileResult {
 
 // Each path is a .gstack file or a directory whose *.gstack files load in file-name order.
 CompileResult compile_paths(const std::vector<std::string>& paths);
+// Reads each path (a .gstack file, or a directory's *.gstack files in file-name order); unreadable paths
+// are E-READ diagnostics.
+std::vector<SourceFile> read_sources(const std::vector<std::string>& paths, Diagnostics& diags);
 // Compiles in-memory sources in the order given (used by tests and the fuzzer).
 CompileResult compile_sources(const std::vector<SourceFile>& sources);
 

@@ -36,6 +36,7 @@
 #include "image/atomic_file.h"
 #include "tools/cli_extras.h"
 #include "runtime/estimate/estimate.h"
+#include "runtime/api/session.h"
 #include "runtime/export.h"
 #include "runtime/format.h"
 #include "runtime/presets.h"
@@ -77,10 +78,7 @@ struct Common {
   std::string presets_dir;
 };
 
-struct ScenarioInputs {
-  std::vector<std::string> presets, assigns, variants;
-  std::vector<std::string> workloads;  // zoo names, layered after the presets
-};
+using ScenarioInputs = gs::api::ScenarioInputs;
 
 struct ResolveFlags {
   bool trace = false, missing = false, constraints = false, explain = false, check_overrides = false, fail_on_violated = false;
@@ -114,54 +112,20 @@ void add_checks(CLI::App* cmd, ResolveFlags& f) {
 }
 
 std::string default_image() {
-  if (const char* env = std::getenv("GSTACK_IMAGE"); env && *env) return env;
   // build/bin/gpu-stack reads build/model.gsimg, so a fresh build works without flags.
   std::error_code ec;
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) return "model.gsimg";
-  return (exe.parent_path().parent_path() / "model.gsimg").string();
+  return gs::api::default_image_path(ec ? fs::path() : exe.parent_path().parent_path());
 }
 
 std::string image_path(const Common& c) { return c.image.empty() ? default_image() : c.image; }
 
-gs::Registry load_registry(const Common& c) {
-  std::string path = image_path(c);
-  if (!fs::exists(path))
-    throw gs::ImageError("cannot find the registry image '" + path + "'; build it (cmake --build build) or pass --image FILE");
-  return gs::Registry::load(path);
-}
+gs::Registry load_registry(const Common& c) { return gs::api::load_registry(image_path(c)); }
 
 using Scenario = gs::ScenarioPoint;
 
-// Presets in order, then the command line's own assignments and selectors, which win.
-// --preset layers first, then each --workload by its zoo name.
-std::vector<std::string> preset_layers(const gs::PresetLibrary& lib, const ScenarioInputs& in) {
-  std::vector<std::string> layers = in.presets;
-  for (const auto& w : in.workloads) layers.push_back(gs::zoo::workload_preset(lib, w));
-  return layers;
-}
-
-// Presets in order, then the command line's own assignments and selectors, which win. `user_presets`, when
-// given, receives the names of the presets that do not ship with the project.
-Scenario build_scenario(const gs::Registry& reg, const gs::PresetLibrary& lib, const ScenarioInputs& in,
-                        std::vector<std::string>* user_presets = nullptr) {
-  Scenario s;
-  std::vector<gs::Preset> loaded;
-  const gs::Preset p = lib.compose(preset_layers(lib, in), &loaded);
-  if (user_presets)
-    for (const auto& one : loaded)
-      if (lib.is_external(one)) user_presets->push_back(one.name);
-  s.assignments = p.assignments, s.variants = p.variants, s.uncertain = p.uncertain;
-  for (const auto& a : in.assigns) {
-    auto [v, x] = gs::parse_assignment(reg, a);
-    s.assignments[v] = x;
-  }
-  for (const auto& text : in.variants) {
-    auto [v, k] = gs::parse_selector(reg, text);
-    s.variants[v] = k;
-  }
-  return s;
-}
+using gs::api::build_scenario;
+using gs::api::preset_layers;
 
 gs::ResolveOptions options_of(const ResolveFlags& f) {
   gs::ResolveOptions o;
@@ -208,7 +172,7 @@ int finish_violations(size_t violations, bool fail) {
 }
 
 gs::PresetLibrary library(const gs::Registry& reg, const Common& c) {
-  return gs::PresetLibrary(reg, c.presets_dir.empty() ? gs::PresetLibrary::default_dir() : c.presets_dir);
+  return gs::PresetLibrary(reg, gs::api::presets_dir(c.presets_dir));
 }
 
 int run_stats(const Common& c) {
@@ -223,17 +187,14 @@ int run_resolve(const Common& c, const std::string& target_name, const ScenarioI
   std::vector<std::string> user_presets;
   Scenario s = build_scenario(reg, library(reg, c), in, &user_presets);
   const bool summarize = check_user_presets(f, user_presets);
-  gs::Resolver resolver(reg, s.assignments, s.variants, options_of(f));
-  gs::Resolution res = resolver.resolve(target);
-  // An uncertain scenario also gets the target's 90% interval, from the compiled cone.
-  std::optional<gs::Interval> interval;
-  if (!s.uncertain.empty() && res.number && res.missing.empty()) interval = gs::interval_of(reg, s, target, 100000, 1);
-  if (interval && interval->p5 == interval->p95) interval.reset();  // the uncertain inputs do not move this target
+  const gs::api::ResolveAnswer answer = gs::api::resolve(reg, s, target, options_of(f));
+  const gs::Resolution& res = answer.resolution;
+  const std::optional<gs::Interval>& interval = answer.interval;
   if (c.json) {
     auto j = nlohmann::ordered_json::parse(gs::resolution_json(reg, res));
     if (interval)
       j["interval"] = {{"p5", interval->p5}, {"median", interval->p50}, {"p95", interval->p95},
-                       {"samples", interval->samples}, {"seed", 1}};
+                       {"samples", interval->samples}, {"seed", answer.interval_seed}};
     std::cout << j.dump(2) << "\n";
   } else {
     // Reasons are shown beside the trace steps, so asking for them shows the trace.
@@ -348,15 +309,7 @@ int run_export_site(const Common& c, gs::site::SiteOptions opt) {
 // The simulator's model variables, computed by the compiled cones of the model under the presets.
 gs::sim::ModelValues simulator_inputs_from_model(const Common& c, const std::vector<std::string>& presets) {
   gs::Registry reg = load_registry(c);
-  ScenarioInputs in;
-  in.presets = presets;
-  Scenario s = build_scenario(reg, library(reg, c), in);
-  std::vector<std::pair<std::string, std::string>> wanted;
-  for (const auto& v : gs::sim::sim_model_variables()) wanted.emplace_back(v.name, v.unit);
-  gs::sim::ModelValues mv;
-  for (size_t i = 0; i < presets.size(); ++i) mv.preset += (i ? "+" : "") + presets[i];
-  mv.values = gs::evaluate_in_units(reg, s, wanted);
-  return mv;
+  return gs::api::simulator_inputs(reg, library(reg, c), presets);
 }
 
 int run_sweep(const Common& c, const ScenarioInputs& in, gs::SweepRequest req) {
@@ -376,7 +329,7 @@ int run_sampling(const Common& c, const ScenarioInputs& in, gs::SamplingRequest 
 
 // ---- analysis (runtime/analysis): root debt and influence, verify, scenario audit, next work
 
-std::string presets_dir(const Common& c) { return c.presets_dir.empty() ? gs::PresetLibrary::default_dir() : c.presets_dir; }
+std::string presets_dir(const Common& c) { return gs::api::presets_dir(c.presets_dir); }
 
 int run_root_debt(const Common& c, const ScenarioInputs& in, gs::RootDebtRequest req) {
   gs::Registry reg = load_registry(c);
@@ -466,12 +419,7 @@ int run_validate_serving(const Common& c, std::string runs) {
 int run_plan(const Common& c, const ScenarioInputs& in, const std::string& knobs_path, bool serving,
              gs::strategy::StrategyRequest req) {
   gs::Registry reg = load_registry(c);
-  if (in.presets.empty() && in.workloads.empty()) throw UsageError("plan needs a cluster: pass --preset P (and --workload W)");
-  Scenario s = build_scenario(reg, library(reg, c), in);
-  const std::string default_knobs =
-      serving ? gs::strategy::serving_space_path(presets_dir(c)) : gs::strategy::default_space_path(presets_dir(c));
-  gs::strategy::StrategySpace space = gs::strategy::load_strategy_space(reg, knobs_path.empty() ? default_knobs : knobs_path);
-  gs::strategy::StrategyResult result = gs::strategy::search_strategies(reg, s, space, req);
+  const auto [space, result] = gs::api::plan(reg, library(reg, c), presets_dir(c), in, knobs_path, serving, req);
   std::cout << (c.json ? gs::strategy::plan_json(reg, space, result) : gs::strategy::plan_text(reg, space, result));
   if (result.ranked.empty()) {
     std::cerr << "gpu-stack: no feasible layout: all " << result.enumerated << " candidates were rejected\n";

@@ -2,12 +2,16 @@
 //   gstackc check PATH... [--json]
 //   gstackc compile PATH... -o FILE [--json]
 //   gstackc completion bash | gstackc --version
-// Exit status: 0 clean, 1 model errors, 2 bad usage or unreadable input.
+//   gstackc fmt [--check] PATH...
+// Exit status: 0 clean, 1 model errors (fmt --check: files that would change), 2 bad usage or unreadable
+// input (fmt: also a file that does not parse).
 #include <CLI/CLI.hpp>
 #include <iostream>
 
 #include "compiler/compile.h"
 #include "tools/cli_extras.h"
+#include "compiler/fmt.h"
+#include "image/atomic_file.h"
 
 namespace {
 
@@ -16,6 +20,41 @@ int report(const gs::compiler::CompileResult& r, bool json) {
   else std::cerr << r.diagnostics.render_text();
   if (r.unreadable_input) return 2;
   return r.diagnostics.has_errors() ? 1 : 0;
+}
+
+// Formats each file in place (atomically, only when it changes), or with --check lists the files that
+// would change. A file that does not parse is reported and left alone.
+int run_fmt(const std::vector<std::string>& paths, bool check) {
+  gs::compiler::Diagnostics diags;
+  const auto sources = gs::compiler::read_sources(paths, diags);
+  bool bad_input = diags.has_errors();
+  size_t changed = 0;
+  for (const auto& src : sources) {
+    gs::compiler::Diagnostics file_diags;
+    const auto formatted = gs::compiler::format_source(src, file_diags);
+    if (!formatted) {
+      std::cerr << file_diags.render_text();
+      bad_input = true;
+      continue;
+    }
+    if (*formatted == src.text) continue;
+    ++changed;
+    if (check) {
+      std::cout << src.path << "\n";
+      continue;
+    }
+    try {
+      gs::write_file_atomic(src.path, *formatted);
+    } catch (const std::exception& e) {
+      std::cerr << "gstackc: " << e.what() << "\n";
+      return 2;
+    }
+    std::cerr << "formatted " << src.path << "\n";
+  }
+  std::cerr << diags.render_text();
+  if (bad_input) return 2;
+  if (check && changed) std::cerr << "gstackc: " << changed << " file" << (changed == 1 ? "" : "s") << " would be reformatted (run gstackc fmt)\n";
+  return check && changed ? 1 : 0;
 }
 
 }  // namespace
@@ -39,6 +78,10 @@ int main(int argc, char** argv) {
 
   std::string shell;
   auto* completion = gs::cli::add_completion_command(app, shell);
+  bool fmt_check = false;
+  auto* fmt = app.add_subcommand("fmt", "Rewrite model files in the canonical layout (whitespace only; comments kept)");
+  fmt->add_option("paths", paths, "model files or directories")->required();
+  fmt->add_flag("--check", fmt_check, "change nothing; list the files that would change and exit 1 if any");
 
   try {
     app.parse(argc, argv);
@@ -55,6 +98,7 @@ int main(int argc, char** argv) {
     std::cout << gs::cli::bash_completion(app, "gstackc");
     return 0;
   }
+  if (fmt->parsed()) return run_fmt(paths, fmt_check);
   auto result = gs::compiler::compile_paths(paths);
   int status = report(result, json);
   if (status != 0 || !compile->parsed()) {

@@ -67,33 +67,9 @@ class ProgressBar {
   size_t total_;
 };
 
-struct Axis {
-  uint32_t var;
-  std::vector<double> values;  // base units
-  std::string unit;            // the unit of the --vary text, which the CSV column uses
-  double scale = 1;            // one `unit` in base units
-};
-
-std::vector<Axis> parse_axes(const Registry& reg, const std::vector<std::string>& specs) {
-  std::vector<Axis> axes;
-  for (const auto& text : specs) {
-    const auto eq = text.find('=');
-    if (eq == std::string::npos) throw PresetError("bad --vary '" + text + "': expected NAME=SPEC");
-    const uint32_t var = lookup_variable(reg, text.substr(0, eq), "swept variable");
-    const Variable& v = reg.var(var);
-    SweepValues values = parse_sweep_spec(text.substr(eq + 1), reg.units(), v.dim, v.unit_scale, v.unit);
-    if (!values.error.empty()) throw PresetError("bad --vary for " + v.name + ": " + values.error);
-    axes.push_back({var, std::move(values.values), values.unit, values.scale});
-  }
-  return axes;
-}
-
-// Value of axis `a` at sweep point `p`: the full grid varies the last axis fastest; zip pairs them.
-double axis_value(const std::vector<Axis>& axes, size_t a, size_t p, bool zip) {
-  if (zip) return axes[a].values[p];
-  for (size_t b = axes.size(); b-- > a + 1;) p /= axes[b].values.size();
-  return axes[a].values[p % axes[a].values.size()];
-}
+// The unit a swept input's CSV column is written in: the one its --vary text used, else its declared unit.
+const std::string& axis_unit(const Registry& reg, const SweepAxis& a) { return a.unit.empty() ? reg.var(a.var).unit : a.unit; }
+double axis_scale(const Registry& reg, const SweepAxis& a) { return a.unit.empty() ? reg.var(a.var).unit_scale : a.scale; }
 
 std::string csv_number(double v) {
   std::ostringstream os;
@@ -102,21 +78,21 @@ std::string csv_number(double v) {
   return os.str();
 }
 
-void write_sweep_file(const Registry& reg, const std::string& path, const std::vector<Axis>& axes,
-                      const std::vector<uint32_t>& targets, size_t points, bool zip, const std::vector<double>& y) {
+void write_sweep_file(const Registry& reg, const std::string& path, const SweepResult& r) {
   std::string text;
   const bool as_json = path.size() >= 5 && path.substr(path.size() - 5) == ".json";
+  const size_t nt = r.targets.size();
   if (as_json) {
     json j;
     json units = json::object();
-    for (const auto& a : axes) units[reg.var(a.var).name] = base_unit(reg, a.var);
-    for (uint32_t t : targets) units[reg.var(t).name] = base_unit(reg, t);
+    for (const auto& a : r.axes) units[reg.var(a.var).name] = base_unit(reg, a.var);
+    for (uint32_t t : r.targets) units[reg.var(t).name] = base_unit(reg, t);
     j["units"] = units;
     json rows = json::array();
-    for (size_t p = 0; p < points; ++p) {
+    for (size_t p = 0; p < r.points; ++p) {
       json row = json::object();
-      for (size_t a = 0; a < axes.size(); ++a) row[reg.var(axes[a].var).name] = axis_value(axes, a, p, zip);
-      for (size_t t = 0; t < targets.size(); ++t) row[reg.var(targets[t]).name] = y[p * targets.size() + t];
+      for (size_t a = 0; a < r.axes.size(); ++a) row[reg.var(r.axes[a].var).name] = r.axis_value(a, p);
+      for (size_t t = 0; t < nt; ++t) row[reg.var(r.targets[t]).name] = r.y[p * nt + t];
       rows.push_back(row);
     }
     j["rows"] = rows;
@@ -126,14 +102,14 @@ void write_sweep_file(const Registry& reg, const std::string& path, const std::v
     // --vary gave (else its declared unit), a target in its declared unit, so headers do not depend on
     // the values. JSON above stays in SI base units.
     std::vector<std::string> head;
-    for (const auto& a : axes) head.push_back(reg.var(a.var).name + "[" + a.unit + "]");
-    for (uint32_t t : targets) head.push_back(reg.var(t).name + "[" + reg.var(t).unit + "]");
+    for (const auto& a : r.axes) head.push_back(reg.var(a.var).name + "[" + axis_unit(reg, a) + "]");
+    for (uint32_t t : r.targets) head.push_back(reg.var(t).name + "[" + reg.var(t).unit + "]");
     for (size_t i = 0; i < head.size(); ++i) text += (i ? "," : "") + head[i];
     text += "\n";
-    for (size_t p = 0; p < points; ++p) {
-      for (size_t a = 0; a < axes.size(); ++a) text += (a ? "," : "") + csv_number(axis_value(axes, a, p, zip) / axes[a].scale);
-      for (size_t t = 0; t < targets.size(); ++t)
-        text += (axes.empty() && t == 0 ? "" : ",") + csv_number(y[p * targets.size() + t] / reg.var(targets[t]).unit_scale);
+    for (size_t p = 0; p < r.points; ++p) {
+      for (size_t a = 0; a < r.axes.size(); ++a) text += (a ? "," : "") + csv_number(r.axis_value(a, p) / axis_scale(reg, r.axes[a]));
+      for (size_t t = 0; t < nt; ++t)
+        text += (r.axes.empty() && t == 0 ? "" : ",") + csv_number(r.y[p * nt + t] / reg.var(r.targets[t]).unit_scale);
       text += "\n";
     }
   }
@@ -168,7 +144,7 @@ void require_uncertainty(const ScenarioPoint& s) {
 }
 
 // Points of the sweep: the grid's size (checked: 65536^4 does not wrap to 0) or the zipped lists' length.
-size_t sweep_points(const std::vector<Axis>& axes, bool zip, size_t targets) {
+size_t sweep_points(const std::vector<SweepAxis>& axes, bool zip, size_t targets) {
   size_t points = axes.empty() ? 1 : (zip ? axes[0].values.size() : 1);
   for (const auto& a : axes) {
     if (zip && a.values.size() != points) throw PresetError("--zip needs lists of equal length");
@@ -201,85 +177,123 @@ void check_samples(size_t samples, size_t rows_per_sample, const char* what) {
 
 }  // namespace
 
-int sweep_command(const Registry& reg, const ScenarioPoint& s, const SweepRequest& req, std::ostream& out, std::ostream& err) {
-  std::vector<uint32_t> targets;
-  for (const auto& t : req.targets) targets.push_back(lookup_variable(reg, t, "target variable"));
-  const std::vector<Axis> axes = parse_axes(reg, req.vary);
-  const size_t points = sweep_points(axes, req.zip, targets.size());
-  const unsigned threads = thread_count(req.threads);
-  std::vector<double> y(points * targets.size());
-  ProgressBar bar(err, req.progress, points);
+double SweepResult::axis_value(size_t a, size_t p) const {
+  if (zip) return axes[a].values[p];
+  for (size_t b = axes.size(); b-- > a + 1;) p /= axes[b].values.size();
+  return axes[a].values[p % axes[a].values.size()];
+}
+
+std::vector<SweepAxis> parse_sweep_axes(const Registry& reg, const std::vector<std::string>& specs) {
+  std::vector<SweepAxis> axes;
+  for (const auto& text : specs) {
+    const auto eq = text.find('=');
+    if (eq == std::string::npos) throw PresetError("bad --vary '" + text + "': expected NAME=SPEC");
+    const uint32_t var = lookup_variable(reg, text.substr(0, eq), "swept variable");
+    const Variable& v = reg.var(var);
+    SweepValues values = parse_sweep_spec(text.substr(eq + 1), reg.units(), v.dim, v.unit_scale, v.unit);
+    if (!values.error.empty()) throw PresetError("bad --vary for " + v.name + ": " + values.error);
+    axes.push_back({var, std::move(values.values), values.unit, values.scale});
+  }
+  return axes;
+}
+
+SweepResult run_sweep(const Registry& reg, const ScenarioPoint& s, const std::vector<uint32_t>& targets, std::vector<SweepAxis> axes,
+                      bool zip, const std::string& engine, unsigned requested_threads, const std::function<void(size_t, size_t)>& progress) {
+  SweepResult r;
+  r.targets = targets, r.axes = std::move(axes), r.zip = zip, r.engine = engine;
+  for (const auto& a : r.axes)
+    if (a.values.empty()) throw PresetError("the sweep of " + reg.var(a.var).name + " has no values");
+  r.points = sweep_points(r.axes, zip, targets.size());
+  const unsigned threads = thread_count(requested_threads);
+  const size_t points = r.points;
+  r.y.assign(points * targets.size(), 0.0);
+  std::function<void(size_t)> bar;
+  if (progress) bar = [&](size_t done) { progress(done, points); };
   auto start = std::chrono::steady_clock::now();  // reset after a JIT compile: `seconds` times evaluation only
-  double compile_ms = 0;
-  std::vector<uint32_t> unused_axes;  // varied inputs that no target reads under this scenario
-  if (req.engine == "ginac") {
-    std::vector<uint32_t> vary;
-    for (const auto& a : axes) vary.push_back(a.var);
+  std::vector<uint32_t> vary;
+  for (const auto& a : r.axes) vary.push_back(a.var);
+  if (engine == "ginac") {
+    r.threads = 1;
     Resolver probe(reg, s.assignments, s.variants);
     const ConeBuild shape = build_cone(reg, probe, s.assignments, targets, vary, true);
-    for (const auto& a : axes)
-      if (std::find(shape.program.inputs.begin(), shape.program.inputs.end(), a.var) == shape.program.inputs.end()) unused_axes.push_back(a.var);
+    for (const auto& a : r.axes)
+      if (std::find(shape.program.inputs.begin(), shape.program.inputs.end(), a.var) == shape.program.inputs.end()) r.inputs_not_read.push_back(a.var);
     // The reference evaluator: one exact symbolic resolution per point, on one thread.
     for (size_t p = 0; p < points; ++p) {
       auto assignments = s.assignments;
-      for (size_t a = 0; a < axes.size(); ++a) assignments[axes[a].var] = axis_value(axes, a, p, req.zip);
+      for (size_t a = 0; a < r.axes.size(); ++a) assignments[r.axes[a].var] = r.axis_value(a, p);
       Resolver resolver(reg, assignments, s.variants);
-      for (size_t t = 0; t < targets.size(); ++t) y[p * targets.size() + t] = resolver.resolve(targets[t]).number.value_or(NAN);
-      if (p % 256 == 0) bar(p);
+      for (size_t t = 0; t < targets.size(); ++t) r.y[p * targets.size() + t] = resolver.resolve(targets[t]).number.value_or(NAN);
+      if (bar && p % 256 == 0) bar(p);
     }
-    bar(points);
-  } else if (req.engine == "jit") {
-    std::vector<uint32_t> vary;
-    for (const auto& a : axes) vary.push_back(a.var);
+    if (bar) bar(points);
+  } else if (engine == "jit") {
+    r.threads = threads;
     Jit jit;
     Compiled c = compile(reg, s, targets, vary, jit);
-    compile_ms = c.cone.compile_ms;
+    r.compile_ms = c.cone.compile_ms;
     start = std::chrono::steady_clock::now();
     // An axis outside the targets' cone has no column: the targets do not depend on it, so its points
-    // repeat the same values (reported below rather than refused: in a multi-target sweep, or a sweep
-    // kept for its table, that is an answer, not an error).
+    // repeat the same values (reported rather than refused: in a multi-target sweep, or a sweep kept for
+    // its table, that is an answer, not an error).
     std::vector<std::pair<size_t, size_t>> columns;  // (axis, input column) for the axes the cone reads
-    for (size_t a = 0; a < axes.size(); ++a)
-      if (auto col = c.column(axes[a].var)) columns.emplace_back(a, *col);
-      else unused_axes.push_back(axes[a].var);
+    for (size_t a = 0; a < r.axes.size(); ++a)
+      if (auto col = c.column(r.axes[a].var)) columns.emplace_back(a, *col);
+      else r.inputs_not_read.push_back(r.axes[a].var);
     const size_t n_in = c.cone.n_inputs, n_out = c.cone.n_outputs;
     parallel_evaluate(
         c.cone, points, threads,
         [&](RowBlock& b) {
-          for (size_t r = 0; r < b.rows; ++r) {
-            std::copy(c.build.base.begin(), c.build.base.end(), b.inputs + r * n_in);
-            for (const auto& [a, col] : columns) b.inputs[r * n_in + col] = axis_value(axes, a, b.first_row + r, req.zip);
+          for (size_t i = 0; i < b.rows; ++i) {
+            std::copy(c.build.base.begin(), c.build.base.end(), b.inputs + i * n_in);
+            for (const auto& [a, col] : columns) b.inputs[i * n_in + col] = r.axis_value(a, b.first_row + i);
           }
         },
-        [&](const RowBlock& b) { std::copy(b.outputs, b.outputs + b.rows * n_out, y.begin() + long(b.first_row * n_out)); },
-        bar.enabled() ? std::function<void(size_t)>(std::ref(bar)) : std::function<void(size_t)>());
+        [&](const RowBlock& b) { std::copy(b.outputs, b.outputs + b.rows * n_out, r.y.begin() + long(b.first_row * n_out)); },
+        bar);
   } else {
-    throw PresetError("unknown --engine '" + req.engine + "': use jit or ginac");
+    throw PresetError("unknown --engine '" + engine + "': use jit or ginac");
   }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!req.out_path.empty()) write_sweep_file(reg, req.out_path, axes, targets, points, req.zip, y);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (double v : r.y) r.nonfinite += !std::isfinite(v);
+  return r;
+}
 
-  size_t nonfinite = 0;
-  for (double v : y) nonfinite += !std::isfinite(v);
+int sweep_command(const Registry& reg, const ScenarioPoint& s, const SweepRequest& req, std::ostream& out, std::ostream& err) {
+  std::vector<uint32_t> targets;
+  for (const auto& t : req.targets) targets.push_back(lookup_variable(reg, t, "target variable"));
+  std::vector<SweepAxis> axes = parse_sweep_axes(reg, req.vary);
+  std::optional<ProgressBar> bar;
+  std::function<void(size_t, size_t)> progress;
+  if (req.progress && isatty(STDERR_FILENO))
+    progress = [&](size_t done, size_t total) {
+      if (!bar) bar.emplace(err, true, total);
+      (*bar)(done);
+    };
+  const SweepResult r = run_sweep(reg, s, targets, std::move(axes), req.zip, req.engine, req.threads, progress);
+  if (!req.out_path.empty()) write_sweep_file(reg, req.out_path, r);
+
+  const size_t points = r.points;
+  const double seconds = r.seconds;
   json j;
-  j["engine"] = req.engine;
-  j["threads"] = req.engine == "jit" ? threads : 1u;
+  j["engine"] = r.engine;
+  j["threads"] = r.threads;
   j["points"] = points;
   j["seconds"] = seconds;
   j["evaluations_per_second"] = seconds > 0 ? double(points) / seconds : 0.0;
-  j["compile_ms"] = compile_ms;
-  j["nonfinite"] = nonfinite;
+  j["compile_ms"] = r.compile_ms;
+  j["nonfinite"] = r.nonfinite;
   json unused = json::array();
-  for (uint32_t v : unused_axes) unused.push_back(reg.var(v).name);
+  for (uint32_t v : r.inputs_not_read) unused.push_back(reg.var(v).name);
   j["inputs_not_read"] = unused;
-  for (uint32_t v : unused_axes)
+  for (uint32_t v : r.inputs_not_read)
     err << "note: " << reg.var(v).name << " does not affect " << (targets.size() == 1 ? reg.var(targets[0]).name : "any of the targets")
         << " under this scenario (a relation or an assignment downstream decides it); its points repeat the same value\n";
   json tj = json::array();
   for (size_t t = 0; t < targets.size(); ++t) {
     double lo = INFINITY, hi = -INFINITY;
     for (size_t p = 0; p < points; ++p)
-      if (double v = y[p * targets.size() + t]; std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+      if (double v = r.y[p * targets.size() + t]; std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
     tj.push_back({{"name", reg.var(targets[t]).name}, {"unit", base_unit(reg, targets[t])},
                   {"min", std::isfinite(lo) ? json(lo) : json(nullptr)}, {"max", std::isfinite(hi) ? json(hi) : json(nullptr)}});
   }
@@ -289,14 +303,14 @@ int sweep_command(const Registry& reg, const ScenarioPoint& s, const SweepReques
     out << j.dump(2) << "\n";
   } else {
     out << "sweep: " << points << " points in " << format_number(seconds) << " s (" << format_number(double(points) / std::max(seconds, 1e-12))
-        << " evaluations/s, engine " << req.engine << ", " << j["threads"].get<unsigned>() << " thread" << (j["threads"] == 1 ? "" : "s") << ")\n";
+        << " evaluations/s, engine " << req.engine << ", " << r.threads << " thread" << (r.threads == 1 ? "" : "s") << ")\n";
     for (size_t t = 0; t < targets.size(); ++t) {
       const auto& row = tj[t];
       const Variable& v = reg.var(targets[t]);
       out << "  " << v.name << ": " << (row["min"].is_null() ? "no finite value" :
              format_quantity(reg.units(), v, row["min"].get<double>()) + " .. " + format_quantity(reg.units(), v, row["max"].get<double>())) << "\n";
     }
-    if (nonfinite) out << "  warning: " << nonfinite << " non-finite results (NaN or infinity)\n";
+    if (r.nonfinite) out << "  warning: " << r.nonfinite << " non-finite results (NaN or infinity)\n";
     if (!req.out_path.empty()) out << "  wrote " << req.out_path << "\n";
   }
   return 0;
@@ -341,17 +355,63 @@ std::map<std::string, double> evaluate_in_units(const Registry& reg, const Scena
   return out;
 }
 
-int uncertainty_command(const Registry& reg, const ScenarioPoint& s, const SamplingRequest& req, std::ostream& out, std::ostream&) {
-  const uint32_t target = lookup_variable(reg, req.target, "target variable");
+UncertaintyResult run_uncertainty(const Registry& reg, const ScenarioPoint& s, uint32_t target, size_t samples, uint64_t seed,
+                                  unsigned requested_threads, bool keep_samples) {
   require_uncertainty(s);
-  check_samples(req.samples, 1, "an uncertainty interval");
-  const unsigned threads = thread_count(req.threads);
+  check_samples(samples, 1, "an uncertainty interval");
+  const unsigned threads = thread_count(requested_threads);
   const auto start = std::chrono::steady_clock::now();
   Jit jit;
   Compiled c = compile(reg, s, {target}, uncertain_vars(s), jit);
-  auto y = monte_carlo(c.cone, c.build.base, uncertain_columns(s, c), req.samples, req.seed, threads);
-  Summary sum = summarize(std::move(y[0]));
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  auto y = monte_carlo(c.cone, c.build.base, uncertain_columns(s, c), samples, seed, threads);
+  UncertaintyResult r;
+  r.target = target, r.seed = seed;
+  if (keep_samples) r.samples = y[0];
+  r.summary = summarize(std::move(y[0]));
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+SensitivityResult run_sensitivity(const Registry& reg, const ScenarioPoint& s, uint32_t target, size_t samples, uint64_t seed,
+                                  unsigned requested_threads) {
+  require_uncertainty(s);
+  check_samples(samples, s.uncertain.size() + 2, "Sobol indices");
+  const unsigned threads = thread_count(requested_threads);
+  Jit jit;
+  Compiled c = compile(reg, s, {target}, uncertain_vars(s), jit);
+  auto inputs = uncertain_columns(s, c);
+  if (inputs.empty()) throw PresetError("none of the preset's uncertain inputs reaches " + reg.var(target).name);
+  SobolIndices sob = sobol(c.cone, c.build.base, inputs, 0, samples, seed, threads);
+  if (!(sob.variance > 0) || !std::isfinite(sob.variance))
+    throw PresetError(reg.var(target).name + " does not vary (or is not finite) under the preset's uncertain inputs; Sobol indices are undefined");
+  // Local elasticities d ln y / d ln x at each input's mean, by a central difference on the compiled cone.
+  std::vector<double> point = c.build.base;
+  for (const auto& u : inputs) point[u.column] = u.dist.mean();
+  double y0 = 0;
+  c.cone.one(point.data(), &y0);
+  const std::vector<uint32_t> vars = uncertain_vars_in(s, c);
+  SensitivityResult r;
+  r.target = target, r.samples = samples, r.seed = seed, r.evaluations = sob.evaluations, r.variance = sob.variance;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const auto& u = inputs[i];
+    const double x = point[u.column], h = 1e-6;
+    auto p = point;
+    double up = 0, down = 0;
+    p[u.column] = x * (1 + h);
+    c.cone.one(p.data(), &up);
+    p[u.column] = x * (1 - h);
+    c.cone.one(p.data(), &down);
+    r.inputs.push_back({vars[i], u.dist, sob.first[i], sob.total[i], (up - down) / (2 * h * y0)});
+  }
+  std::stable_sort(r.inputs.begin(), r.inputs.end(), [](const SensitivityInput& a, const SensitivityInput& b) { return a.total > b.total; });
+  return r;
+}
+
+int uncertainty_command(const Registry& reg, const ScenarioPoint& s, const SamplingRequest& req, std::ostream& out, std::ostream&) {
+  const uint32_t target = lookup_variable(reg, req.target, "target variable");
+  const UncertaintyResult r = run_uncertainty(reg, s, target, req.samples, req.seed, req.threads);
+  const Summary& sum = r.summary;
+  const double seconds = r.seconds;
   const Variable& v = reg.var(target);
   if (req.json) {
     json j;
@@ -378,55 +438,26 @@ int uncertainty_command(const Registry& reg, const ScenarioPoint& s, const Sampl
 
 int sensitivity_command(const Registry& reg, const ScenarioPoint& s, const SamplingRequest& req, std::ostream& out, std::ostream&) {
   const uint32_t target = lookup_variable(reg, req.target, "target variable");
-  require_uncertainty(s);
-  check_samples(req.samples, s.uncertain.size() + 2, "Sobol indices");
-  const unsigned threads = thread_count(req.threads);
-  Jit jit;
-  Compiled c = compile(reg, s, {target}, uncertain_vars(s), jit);
-  auto inputs = uncertain_columns(s, c);
-  if (inputs.empty()) throw PresetError("none of the preset's uncertain inputs reaches " + reg.var(target).name);
-  SobolIndices sob = sobol(c.cone, c.build.base, inputs, 0, req.samples, req.seed, threads);
-  if (!(sob.variance > 0) || !std::isfinite(sob.variance))
-    throw PresetError(reg.var(target).name + " does not vary (or is not finite) under the preset's uncertain inputs; Sobol indices are undefined");
-  // Local elasticities d ln y / d ln x at each input's mean, by a central difference on the compiled cone.
-  std::vector<double> point = c.build.base;
-  for (const auto& u : inputs) point[u.column] = u.dist.mean();
-  double y0 = 0;
-  c.cone.one(point.data(), &y0);
-  std::vector<double> elasticity;
-  for (const auto& u : inputs) {
-    const double x = point[u.column], h = 1e-6;
-    auto p = point;
-    double up = 0, down = 0;
-    p[u.column] = x * (1 + h);
-    c.cone.one(p.data(), &up);
-    p[u.column] = x * (1 - h);
-    c.cone.one(p.data(), &down);
-    elasticity.push_back((up - down) / (2 * h * y0));
-  }
-  std::vector<size_t> order(inputs.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return sob.total[a] > sob.total[b]; });
-  const std::vector<uint32_t> vars = uncertain_vars_in(s, c);
+  const SensitivityResult r = run_sensitivity(reg, s, target, req.samples, req.seed, req.threads);
   if (req.json) {
     json j;
-    j["target"] = reg.var(target).name, j["samples"] = req.samples, j["seed"] = req.seed, j["evaluations"] = sob.evaluations;
-    j["variance"] = sob.variance;
+    j["target"] = reg.var(target).name, j["samples"] = req.samples, j["seed"] = req.seed, j["evaluations"] = r.evaluations;
+    j["variance"] = r.variance;
     j["estimators"] = {{"first_order", "Saltelli et al. 2010"}, {"total_order", "Jansen 1999"}};
     json rows = json::array();
-    for (size_t i : order)
-      rows.push_back({{"name", reg.var(vars[i]).name}, {"first_order", sob.first[i]}, {"total_order", sob.total[i]},
-                      {"elasticity", elasticity[i]}, {"distribution", inputs[i].dist.describe()}});
+    for (const auto& in : r.inputs)
+      rows.push_back({{"name", reg.var(in.var).name}, {"first_order", in.first}, {"total_order", in.total},
+                      {"elasticity", in.elasticity}, {"distribution", in.dist.describe()}});
     j["inputs"] = rows;
     out << j.dump(2) << "\n";
     return 0;
   }
-  out << "Sobol indices of " << reg.var(target).name << " (" << sob.evaluations << " evaluations, seed " << req.seed << ")\n";
+  out << "Sobol indices of " << reg.var(target).name << " (" << r.evaluations << " evaluations, seed " << req.seed << ")\n";
   out << "  first   total   elasticity  input\n";
-  for (size_t i : order) {
+  for (const auto& in : r.inputs) {
     char line[160];
-    std::snprintf(line, sizeof line, "  %6.3f  %6.3f  %+10.4f  ", sob.first[i], sob.total[i], elasticity[i]);
-    out << line << reg.var(vars[i]).name << "\n";
+    std::snprintf(line, sizeof line, "  %6.3f  %6.3f  %+10.4f  ", in.first, in.total, in.elasticity);
+    out << line << reg.var(in.var).name << "\n";
   }
   return 0;
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <ostream>
@@ -11,6 +12,7 @@
 
 #include "runtime/registry.h"
 #include "runtime/distribution.h"
+#include "runtime/uq/uncertainty.h"
 
 namespace gs {
 
@@ -38,6 +40,66 @@ struct SamplingRequest {
   unsigned threads = 0;
   bool json = false;
 };
+
+// Typed results: the commands below present them; the Python module hands them over as arrays.
+
+// One swept input and its values (base units).
+struct SweepAxis {
+  uint32_t var = 0;
+  std::vector<double> values;
+  std::string unit;   // the unit the --vary text was written in (the CSV column uses it); empty: the declared unit
+  double scale = 1;   // one `unit` in base units
+};
+
+struct SweepResult {
+  std::vector<uint32_t> targets;
+  std::vector<SweepAxis> axes;
+  bool zip = false;
+  size_t points = 0;
+  std::vector<double> y;  // points x targets, point-major: y[p * targets.size() + t], base units
+  std::string engine;
+  unsigned threads = 1;
+  double seconds = 0;     // evaluation only (after the JIT compile)
+  double compile_ms = 0;
+  size_t nonfinite = 0;
+  std::vector<uint32_t> inputs_not_read;  // axes no target reads under the scenario
+  // Value of axis `a` at point `p`: the full grid varies the last axis fastest; zip pairs the lists.
+  double axis_value(size_t a, size_t p) const;
+};
+
+// "NAME=SPEC" texts (see sweep_spec.h) as axes; throws PresetError naming the bad one.
+std::vector<SweepAxis> parse_sweep_axes(const Registry& reg, const std::vector<std::string>& vary);
+// Throws PresetError on bad input: too many points, unequal zipped lists, missing inputs, unknown engine.
+// `progress(done, total)`, when given, is called on the calling thread as points finish.
+SweepResult run_sweep(const Registry& reg, const ScenarioPoint& scenario, const std::vector<uint32_t>& targets,
+                      std::vector<SweepAxis> axes, bool zip, const std::string& engine, unsigned threads,
+                      const std::function<void(size_t, size_t)>& progress = {});
+
+struct UncertaintyResult {
+  uint32_t target = 0;
+  uint64_t seed = 1;
+  Summary summary;
+  double seconds = 0;
+  std::vector<double> samples;  // every sample in order (base units), when asked for
+};
+UncertaintyResult run_uncertainty(const Registry& reg, const ScenarioPoint& scenario, uint32_t target, size_t samples,
+                                  uint64_t seed, unsigned threads, bool keep_samples = false);
+
+struct SensitivityInput {
+  uint32_t var = 0;
+  Distribution dist;
+  double first = 0, total = 0, elasticity = 0;  // Sobol indices; d ln y / d ln x at the inputs' means
+};
+struct SensitivityResult {
+  uint32_t target = 0;
+  size_t samples = 0;
+  uint64_t seed = 1;
+  size_t evaluations = 0;
+  double variance = 0;
+  std::vector<SensitivityInput> inputs;  // the uncertain inputs that reach the target, largest total order first
+};
+SensitivityResult run_sensitivity(const Registry& reg, const ScenarioPoint& scenario, uint32_t target, size_t samples,
+                                  uint64_t seed, unsigned threads);
 
 int sweep_command(const Registry& reg, const ScenarioPoint& scenario, const SweepRequest& req, std::ostream& out, std::ostream& err);
 int uncertainty_command(const Registry& reg, const ScenarioPoint& scenario, const SamplingRequest& req, std::ostream& out, std::ostream& err);

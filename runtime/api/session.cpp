@@ -1,0 +1,88 @@
+#include "runtime/api/session.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "runtime/sim/inputs.h"
+#include "runtime/zoo.h"
+
+namespace gs::api {
+
+namespace fs = std::filesystem;
+
+std::string default_image_path(const fs::path& build_dir) {
+  if (const char* env = std::getenv("GSTACK_IMAGE"); env && *env) return env;
+  return (build_dir / "model.gsimg").string();
+}
+
+Registry load_registry(const std::string& path) {
+  if (!fs::exists(path))
+    throw ImageError("cannot find the registry image '" + path + "'; build it (cmake --build build) or pass --image FILE");
+  return Registry::load(path);
+}
+
+std::string presets_dir(const std::string& dir) { return dir.empty() ? PresetLibrary::default_dir() : dir; }
+
+std::vector<std::string> preset_layers(const PresetLibrary& lib, const ScenarioInputs& in) {
+  std::vector<std::string> layers = in.presets;
+  for (const auto& w : in.workloads) layers.push_back(zoo::workload_preset(lib, w));
+  return layers;
+}
+
+ScenarioPoint build_scenario(const Registry& reg, const PresetLibrary& lib, const ScenarioInputs& in,
+                             std::vector<std::string>* user_presets) {
+  ScenarioPoint s;
+  const std::vector<std::string> layers = preset_layers(lib, in);
+  if (!layers.empty()) {
+    std::vector<Preset> loaded;
+    const Preset p = lib.compose(layers, &loaded);
+    if (user_presets)
+      for (const auto& one : loaded)
+        if (lib.is_external(one)) user_presets->push_back(one.name);
+    s.assignments = p.assignments, s.variants = p.variants, s.uncertain = p.uncertain;
+  }
+  for (const auto& a : in.assigns) {
+    auto [v, x] = parse_assignment(reg, a);
+    s.assignments[v] = x;
+  }
+  for (const auto& text : in.variants) {
+    auto [v, k] = parse_selector(reg, text);
+    s.variants[v] = k;
+  }
+  return s;
+}
+
+ResolveAnswer resolve(const Registry& reg, const ScenarioPoint& s, uint32_t target, const ResolveOptions& options) {
+  Resolver resolver(reg, s.assignments, s.variants, options);
+  ResolveAnswer a{resolver.resolve(target), std::nullopt, 1};
+  // An uncertain scenario also gets the target's 90% interval, from the compiled cone.
+  if (!s.uncertain.empty() && a.resolution.number && a.resolution.missing.empty())
+    a.interval = interval_of(reg, s, target, 100000, a.interval_seed);
+  if (a.interval && a.interval->p5 == a.interval->p95) a.interval.reset();  // the uncertain inputs do not move this target
+  return a;
+}
+
+sim::ModelValues simulator_inputs(const Registry& reg, const PresetLibrary& lib, const std::vector<std::string>& presets) {
+  ScenarioInputs in;
+  in.presets = presets;
+  ScenarioPoint s = build_scenario(reg, lib, in);
+  std::vector<std::pair<std::string, std::string>> wanted;
+  for (const auto& v : sim::sim_model_variables()) wanted.emplace_back(v.name, v.unit);
+  sim::ModelValues mv;
+  for (size_t i = 0; i < presets.size(); ++i) mv.preset += (i ? "+" : "") + presets[i];
+  mv.values = evaluate_in_units(reg, s, wanted);
+  return mv;
+}
+
+PlanAnswer plan(const Registry& reg, const PresetLibrary& lib, const std::string& presets_dir, const ScenarioInputs& in,
+                const std::string& knobs_path, bool serving, const strategy::StrategyRequest& request) {
+  if (in.presets.empty() && in.workloads.empty()) throw PresetError("plan needs a cluster: pass --preset P (and --workload W)");
+  ScenarioPoint s = build_scenario(reg, lib, in);
+  const std::string default_knobs = serving ? strategy::serving_space_path(presets_dir) : strategy::default_space_path(presets_dir);
+  PlanAnswer a;
+  a.space = strategy::load_strategy_space(reg, knobs_path.empty() ? default_knobs : knobs_path);
+  a.result = strategy::search_strategies(reg, s, a.space, request);
+  return a;
+}
+
+}  // namespace gs::api
