@@ -3,10 +3,12 @@
 // intervals, and the leave-one-family-out cross-validation numbers docs/calibration.md quotes.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
 #include "runtime/presets.h"
+#include "runtime/resolver.h"
 #include "runtime/validate/calibrate.h"
 #include "runtime/validate/crossval.h"
 #include "runtime/validate/engine.h"
@@ -226,4 +228,84 @@ TEST_CASE("golden: leave-one-family-out cross-validation over all published rows
     ids.insert(r.id);
   }
   CHECK(ids.size() == cv.rows.size());
+}
+
+namespace {
+
+// The published row with this id, from either table.
+RunRow published_row(const std::string& id) {
+  for (const auto& r : read_runs(std::vector<std::string>{kRuns, kSupplement}))
+    if (r.id() == id) return r;
+  FAIL("no row " << id);
+  return {};
+}
+
+// A variable of a mapped row's scenario, resolved by the GiNaC resolver.
+double resolved(const RowScenario& s, const char* var) {
+  ResolvedScenario rs = resolve_scenario(model(), presets(), s);
+  gs::Resolver resolver(model(), rs.assignments, rs.variants);
+  auto r = resolver.resolve(*model().find_var(var));
+  REQUIRE_MESSAGE(r.number, var);
+  return *r.number;
+}
+
+}  // namespace
+
+TEST_CASE("mixture-of-experts rows map onto the MoE model: expert layout, EP, active-parameter convention") {
+  RowScenario s = map_row(model(), presets(), published_row("mcore-moe-readme-mixtral8x7b-v0.9"));
+  REQUIRE_MESSAGE(s.unbuildable.empty(), s.unbuildable);
+  CHECK(std::find(s.presets.begin(), s.presets.end(), "validate/moe") != s.presets.end());
+  CHECK(s.assign.at("arch.moe.n_experts") == 8);
+  CHECK(s.assign.at("arch.moe.active_experts") == 2);
+  CHECK(s.assign.at("arch.moe.shared_expert_count") == 0);
+  CHECK(s.assign.at("arch.moe.d_ffn_expert") == 14336);
+  CHECK(s.assign.at("arch.moe.n_moe_layers") == 32);
+  CHECK(s.assign.at("par.ep") == 8);
+  // Mixtral 8x7B: 46.7B stored and 12.9B active parameters (Jiang et al. 2024 Sec. 2), within 2%.
+  CHECK(resolved(s, "arch.moe.params_total") == doctest::Approx(46.7e9).epsilon(0.02));
+  CHECK(resolved(s, "training.scaling_params") == doctest::Approx(12.9e9).epsilon(0.02));
+  // A stated capacity factor pads the routed buffers; the stated active count is the utilization's N.
+  RowScenario t = map_row(model(), presets(), published_row("mtx-v6e-moe700b-final-1pod"));
+  REQUIRE_MESSAGE(t.unbuildable.empty(), t.unbuildable);
+  CHECK(t.assign.at("arch.moe.capacity_factor") == 1.5);
+  CHECK(t.variants.at("arch.moe.padding_factor") == "padded");
+  CHECK(t.assign.at("training.scaling_params") == 123e9);
+  CHECK(t.hardware_preset == "validate/hardware/tpu_v6e");
+  // A row whose attention the mapping does not cover says so.
+  RowScenario d = map_row(model(), presets(), published_row("dsv2-h800-pretrain"));
+  CHECK(d.unbuildable.find("multi-head latent attention") != std::string::npos);
+}
+
+TEST_CASE("a stated board power limit lowers the sustained clock: torchao's 750 W B200 rows") {
+  RowScenario s = map_row(model(), presets(), published_row("tao-b200-8b-bf16"));
+  REQUIRE_MESSAGE(s.unbuildable.empty(), s.unbuildable);
+  CHECK(s.assign.at("gpu.tdp") == 750);
+  // Clock ratio ((750/1000 - 0.25) / 0.75)^(1/3) = 0.8736 (validate/base: floor 0.25, exponent 3);
+  // the roof is 1745 TFLOP/s x 0.8736 = 1524.5 TFLOP/s.
+  CHECK(resolved(s, "gpu.dvfs.clock_ratio") == doctest::Approx(0.87358).epsilon(1e-4));
+  CHECK(resolved(s, "gpu.peak_flops_power_limited") == doctest::Approx(1524.4e12).epsilon(1e-3));
+  // A row without a stated limit keeps the measured ceiling.
+  RowScenario f = map_row(model(), presets(), published_row("ttrainy-h200-8b-32g"));
+  REQUIRE_MESSAGE(f.unbuildable.empty(), f.unbuildable);
+  CHECK(!f.assign.count("gpu.tdp"));
+  CHECK(resolved(f, "gpu.dvfs.clock_ratio") == doctest::Approx(1));
+  // torchtitan's H100s at their 500 W default limit: ((500/700 - 0.25) / 0.75)^(1/3) = 0.8519.
+  RowScenario h = map_row(model(), presets(), published_row("tt24-t2-8b-cp1-s32k"));
+  REQUIRE_MESSAGE(h.unbuildable.empty(), h.unbuildable);
+  CHECK(h.assign.at("gpu.tdp") == 500);
+  CHECK(resolved(h, "gpu.dvfs.clock_ratio") == doctest::Approx(0.85185).epsilon(1e-4));
+}
+
+TEST_CASE("TPU, V100 and GB200 rows are built on their validate hardware") {
+  for (const auto& [id, preset] : std::vector<std::pair<std::string, std::string>>{{"mtx-v4-22b-1x128", "validate/hardware/tpu_v4"},
+                                                                                   {"mtx-v5p-32b-1x128", "validate/hardware/tpu_v5p"},
+                                                                                   {"meg19-1.2b-1gpu", "validate/hardware/v100_sxm"},
+                                                                                   {"tao-gb200-scout-bf16", "validate/hardware/gb200"}}) {
+    RowScenario s = map_row(model(), presets(), published_row(id));
+    CHECK_MESSAGE(s.unbuildable.empty(), id << ": " << s.unbuildable);
+    CHECK(s.hardware_preset == preset);
+  }
+  // The TPU roof is the fixed-clock MXU peak: 2 x 4 x 128 x 128 x 2 FLOP x 1050 MHz = 275 TFLOP/s on v4.
+  RowScenario v4 = map_row(model(), presets(), published_row("mtx-v4-22b-1x128"));
+  CHECK(resolved(v4, "gpu.peak_flops_power_limited") == doctest::Approx(275e12).epsilon(1e-6));
 }
