@@ -174,7 +174,7 @@ TEST_CASE("exhaustive search: candidates ranked by throughput, layouts and HBM c
   std::string why;
   PreparedRow d = engine.prepare(with_knobs(presets(), s, {{"micro_batch", 1}, {"interleave", 1}, {"recompute", 0}}, &why), {},
                                  {"training.tokens_per_sec_nominal", "training.mem.hbm_required_per_gpu", "gpu.hbm.capacity"});
-  REQUIRE(d.ok());
+  REQUIRE_MESSAGE(d.ok(), d.error);
   const auto out = engine.evaluate(d);
   CHECK(out[d.extra_out[1]] > out[d.extra_out[2]]);
   for (const auto& c : r.ranked) CHECK(!(c.knobs.at("micro_batch") == 1 && c.knobs.at("interleave") == 1 && c.knobs.at("recompute") == 0));
@@ -209,18 +209,20 @@ TEST_CASE("golden: leave-one-family-out cross-validation over all published rows
   MESSAGE("overall: n " << cv.overall.n << ", median " << cv.overall.median_ape << "%, mean " << cv.overall.mean_ape << "%, MFU rule "
                         << cv.overall.baseline_median_ape << "% / " << cv.overall.baseline_mean_ape << "%, coverage " << cv.overall.coverage);
   CHECK(cv.rows_read == 114);
-  CHECK(cv.overall.n == 43);
-  CHECK(cv.families.size() == 6);
-  // Pinned (docs/calibration.md): the model beats the constant-MFU rule overall, out of sample.
-  CHECK(cv.overall.median_ape == doctest::Approx(12.2).epsilon(0.08));
-  CHECK(cv.overall.mean_ape == doctest::Approx(22.4).epsilon(0.08));
-  CHECK(cv.overall.baseline_median_ape == doctest::Approx(24.2).epsilon(0.08));
-  CHECK(cv.overall.baseline_mean_ape == doctest::Approx(73.9).epsilon(0.08));
+  // 71 rows with a throughput comparison (TPU v4/v5p/v6e and the MoE rows included), nine families.
+  CHECK(cv.overall.n == 71);
+  CHECK(cv.families.size() == 9);
+  // Pinned (docs/calibration.md): the model beats the constant-MFU rule overall, out of sample (memory-checked
+  // search; the targets of issue 13, median <= 6% and mean <= 9%, are not met).
+  CHECK(cv.overall.median_ape == doctest::Approx(18.5).epsilon(0.08));
+  CHECK(cv.overall.mean_ape == doctest::Approx(27.1).epsilon(0.08));
+  CHECK(cv.overall.baseline_median_ape == doctest::Approx(37.6).epsilon(0.08));
+  CHECK(cv.overall.baseline_mean_ape == doctest::Approx(69.8).epsilon(0.08));
   CHECK(cv.overall.median_ape < cv.overall.baseline_median_ape);
-  CHECK(cv.overall.coverage == doctest::Approx(0.907).epsilon(0.06));
+  CHECK(cv.overall.coverage == doctest::Approx(0.887).epsilon(0.06));
   size_t better = 0;
   for (const auto& f : cv.families) better += f.summary.median_ape < f.summary.baseline_median_ape;
-  CHECK(better >= 4);
+  CHECK(better >= 7);
   std::set<std::string> ids;
   for (const auto& r : cv.rows) {
     CHECK(r.interval_lo < r.predicted);
@@ -286,11 +288,11 @@ TEST_CASE("a stated board power limit lowers the sustained clock: torchao's 750 
   REQUIRE_MESSAGE(f.unbuildable.empty(), f.unbuildable);
   CHECK(!f.assign.count("gpu.tdp"));
   CHECK(resolved(f, "gpu.dvfs.clock_ratio") == doctest::Approx(1));
-  // torchtitan's H100s at their 500 W default limit: ((500/700 - 0.25) / 0.75)^(1/3) = 0.8519.
+  // torchtitan's H100s at their 500 W default limit: ((500/700 - 0.25) / 0.75)^(1/3) = 0.8523.
   RowScenario h = map_row(model(), presets(), published_row("tt24-t2-8b-cp1-s32k"));
   REQUIRE_MESSAGE(h.unbuildable.empty(), h.unbuildable);
   CHECK(h.assign.at("gpu.tdp") == 500);
-  CHECK(resolved(h, "gpu.dvfs.clock_ratio") == doctest::Approx(0.85185).epsilon(1e-4));
+  CHECK(resolved(h, "gpu.dvfs.clock_ratio") == doctest::Approx(0.85227).epsilon(1e-4));
 }
 
 TEST_CASE("TPU, V100 and GB200 rows are built on their validate hardware") {
