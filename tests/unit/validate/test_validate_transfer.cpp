@@ -266,6 +266,12 @@ TEST_CASE("mixture-of-experts rows map onto the MoE model: expert layout, EP, ac
   // Mixtral 8x7B: 46.7B stored and 12.9B active parameters (Jiang et al. 2024 Sec. 2), within 2%.
   CHECK(resolved(s, "arch.moe.params_total") == doctest::Approx(46.7e9).epsilon(0.02));
   CHECK(resolved(s, "training.scaling_params") == doctest::Approx(12.9e9).epsilon(0.02));
+  // "all-but-first-N" leaves the first N layers dense.
+  RunRow first_dense = published_row("mcore-moe-readme-mixtral8x7b-v0.9");
+  first_dense.cells["moe"] = "experts=8;top_k=2;shared=0;expert_ffn=14336;moe_layers=all-but-first-1;dropless";
+  RowScenario fd = map_row(model(), presets(), first_dense);
+  REQUIRE_MESSAGE(fd.unbuildable.empty(), fd.unbuildable);
+  CHECK(fd.assign.at("arch.moe.n_moe_layers") == 31);
   // A stated capacity factor pads the routed buffers; the stated active count is the utilization's N.
   RowScenario t = map_row(model(), presets(), published_row("mtx-v6e-moe700b-final-1pod"));
   REQUIRE_MESSAGE(t.unbuildable.empty(), t.unbuildable);
