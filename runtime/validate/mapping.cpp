@@ -1,6 +1,7 @@
 #include "runtime/validate/mapping.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <sstream>
 
@@ -63,6 +64,88 @@ const char* precision_key(Precision p) {
     case Precision::NVFP4: return "nvfp4";
   }
   return "bf16";
+}
+
+// A board power limit the hardware cell states ("power-limited to 750 W", "default 500 W power limit",
+// "TDP 700W"): the number directly before a "W" in a cell that speaks of power or TDP.
+std::optional<double> stated_power_limit(const std::string& hardware) {
+  const std::string h = lower(hardware);
+  if (h.find("power") == std::string::npos && h.find("tdp") == std::string::npos) return std::nullopt;
+  for (size_t w = h.find('w'); w != std::string::npos; w = h.find('w', w + 1)) {
+    if (w + 1 < h.size() && std::isalpha(static_cast<unsigned char>(h[w + 1]))) continue;  // "with", "watts" are not a unit here
+    size_t end = w;
+    while (end > 0 && h[end - 1] == ' ') --end;
+    size_t start = end;
+    while (start > 0 && (std::isdigit(static_cast<unsigned char>(h[start - 1])) || h[start - 1] == '.')) --start;
+    if (start < end)
+      if (auto v = parse_plain_number(h.substr(start, end - start)); v && *v > 0) return v;
+  }
+  return std::nullopt;
+}
+
+// The expert layout a row's `moe` cell states. The keys are the CSV's own convention (data/runs/README.md).
+struct MoeShape {
+  double experts = 0, top_k = 0, shared = 0, expert_ffn = 0, moe_layers = 0;
+  std::optional<double> capacity_factor;  // stated buffers; none for dropless routing
+};
+std::string trim(const std::string& t) {
+  const auto a = t.find_first_not_of(" \t"), b = t.find_last_not_of(" \t");
+  return a == std::string::npos ? "" : t.substr(a, b - a + 1);
+}
+
+struct MoeParse {
+  MoeShape shape;
+  std::string missing;  // what the cell lacks or states in a form the model does not cover; empty when complete
+};
+
+MoeParse parse_moe_cell(const std::string& cell, double layers) {
+  MoeParse out;
+  std::map<std::string, std::string> kv;
+  std::vector<std::string> flags;
+  std::stringstream ss(cell);
+  for (std::string part; std::getline(ss, part, ';');) {
+    part = trim(part);
+    if (auto eq = part.find('='); eq != std::string::npos) kv[lower(trim(part.substr(0, eq)))] = trim(part.substr(eq + 1));
+    else if (!part.empty()) flags.push_back(lower(part));
+  }
+  auto number = [&](const char* key) -> std::optional<double> {
+    auto it = kv.find(key);
+    if (it == kv.end()) return std::nullopt;
+    return parse_plain_number(it->second.substr(0, it->second.find_first_of(" (")));
+  };
+  std::vector<std::string> lacks;
+  auto need = [&](const char* key, double& into) {
+    if (auto v = number(key)) into = *v;
+    else lacks.push_back(key);
+  };
+  need("experts", out.shape.experts);
+  need("top_k", out.shape.top_k);
+  need("shared", out.shape.shared);
+  need("expert_ffn", out.shape.expert_ffn);
+  const std::string ml = kv.count("moe_layers") ? lower(kv["moe_layers"]) : "";
+  if (ml.rfind("all-but-first-", 0) == 0) {
+    if (auto n = parse_plain_number(ml.substr(14, ml.find_first_of(" (") == std::string::npos ? std::string::npos : ml.find_first_of(" (") - 14)))
+      out.shape.moe_layers = layers - *n;
+    else lacks.push_back("moe_layers");
+  } else if (ml.rfind("all", 0) == 0) {
+    out.shape.moe_layers = layers;
+  } else if (auto n = number("moe_layers")) {
+    out.shape.moe_layers = *n;
+  } else {
+    lacks.push_back("moe_layers");
+  }
+  out.shape.capacity_factor = number("capacity_factor");
+  if (!lacks.empty()) {
+    std::string list;
+    for (const auto& l : lacks) list += (list.empty() ? "" : ", ") + l;
+    out.missing = "the moe cell '" + cell + "' does not state " + list + " (expected experts=N;top_k=K;shared=S;expert_ffn=F;moe_layers=all)";
+    return out;
+  }
+  for (const auto& [k, v] : kv) flags.push_back(k);
+  for (const auto& f : flags)
+    if (f.rfind("mla", 0) == 0)
+      out.missing = "multi-head latent attention ('" + f + "') is not among the validate mapping's attention kinds (multi-head, grouped-query)";
+  return out;
 }
 
 }  // namespace
@@ -232,6 +315,10 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
   }
   s.hardware_preset = *hw;
   s.presets = {M.preset("base"), *hw};
+  if (auto limit = stated_power_limit(row.get("hardware"))) {
+    s.assign[V("power_limit")] = *limit;
+    note("board power limited to " + fmt(*limit) + " W (hardware cell): the sustained clock scales the measured matmul ceiling");
+  }
   if (prec != Precision::BF16 && prec != Precision::FP16) {
     std::string p = *hw + "_" + precision_key(prec);
     // MXFP8 GEMMs run at the FP8 tensor rate (Blackwell); without an MXFP8 preset the FP8 one is used.
@@ -272,8 +359,29 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
       return fail("model shape incomplete: " + list + " not given");
     }
   }
-  if (row.has("moe") || row.has("active_params_b") || (row.has("ep") && c.num("ep").value_or(1) > 1))
-    return fail("mixture-of-experts rows are not built yet (the validate mapping covers dense models)");
+  // ---- mixture of experts (the `moe` column: "experts=8;top_k=2;shared=0;expert_ffn=14336;moe_layers=all;...") ----
+  const bool moe = row.has("moe") || row.has("active_params_b") || (row.has("ep") && c.num("ep").value_or(1) > 1);
+  std::optional<MoeShape> moe_shape;
+  if (moe) {
+    auto parsed = parse_moe_cell(row.get("moe"), *layers);
+    if (!parsed.missing.empty()) return fail("mixture-of-experts row: " + parsed.missing);
+    moe_shape = parsed.shape;
+    s.presets.push_back(M.preset("moe"));
+    s.assign[V("n_moe_layers")] = moe_shape->moe_layers;
+    s.assign[V("n_experts")] = moe_shape->experts;
+    s.assign[V("active_experts")] = moe_shape->top_k;
+    s.assign[V("shared_experts")] = moe_shape->shared;
+    s.assign[V("expert_ffn_hidden")] = moe_shape->expert_ffn;
+    if (moe_shape->capacity_factor) {
+      s.assign[V("capacity_factor")] = *moe_shape->capacity_factor;
+      s.variants[M.variant("moe_padding")] = M.variant(*moe_shape->capacity_factor > 1 ? "moe_padded" : "moe_dropless");
+      if (*moe_shape->capacity_factor > 1) note("capacity factor " + fmt(*moe_shape->capacity_factor) + ": routed buffers padded to capacity (token dropping)");
+    }
+    const double ep = c.num("ep").value_or(1);
+    if (!row.has("ep")) note("ep not given: 1 (every rank holds every expert)");
+    s.assign[V("ep")] = ep;
+    if (!ffn) ffn = moe_shape->expert_ffn;  // every layer is MoE or the dense width is unstated: the expert width stands in
+  }
   if (!kv) kv = heads;
   s.assign[V("layers")] = *layers;
   s.assign[V("hidden")] = *hidden;
@@ -427,7 +535,14 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
     for (double u : {0.0, 1.0}) forms.push_back({2, 4 * *hidden, u});
   }
   Form chosen = ffn ? Form{std::fabs(*ffn / *hidden - 4) < 0.01 ? 2.0 : 3.0, *ffn, 0} : Form{2, 4 * *hidden, 0};
-  const uint32_t total_params = lookup_variable(reg, V("params_total"), "validate mapping variable");
+  if (moe) {
+    // Mixture-of-experts models in the rows use gated experts (Mixtral, Llama 4, DeepSeek, MaxText's
+    // Mixtral-like configs); the stated total, when there is one, decides the tied output below.
+    forms.clear();
+    for (double u : {0.0, 1.0}) forms.push_back({3, *ffn, u});
+    chosen = {3, *ffn, 1};
+  }
+  const uint32_t total_params = lookup_variable(reg, V(moe ? "moe_params_total" : "params_total"), "validate mapping variable");
   auto count = [&](const Form& f) -> std::optional<double> {
     std::map<uint32_t, double> a;
     for (const auto& [name, v] : s.assign)
@@ -452,6 +567,8 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
       }
     if (best_count && best > 0.1)
       note("no feed-forward form reproduces the stated " + fmt(*params_b) + "B parameters (closest " + fmt(*best_count / 1e9) + "B)");
+  } else if (moe) {
+    note("total parameter count not given: gated experts, output projection untied (as Mixtral and Llama 4 configs)");
   } else {
     note("parameter count not given: " + std::string(chosen.matrices == 3 ? "gated" : "plain") + " FFN, output tied to the embedding");
     chosen.untied = 0;
@@ -460,10 +577,15 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
   s.assign[V("ffn_matrices")] = chosen.matrices;
   s.assign[V("ffn_hidden")] = chosen.d_ffn;
   s.assign[V("untied_output")] = chosen.untied;
-  s.assign[V("expert_ffn_hidden")] = chosen.d_ffn;
-  if (auto n = count(chosen)) s.assign[V("params_used")] = *n;
-  // The utilization columns count N the source's way, so the stated count is the one to convert with.
-  if (params_b) s.assign[V("scaling_params")] = *params_b * 1e9;
+  if (!moe) {
+    s.assign[V("expert_ffn_hidden")] = chosen.d_ffn;
+    if (auto n = count(chosen)) s.assign[V("params_used")] = *n;
+    // The utilization columns count N the source's way, so the stated count is the one to convert with.
+    if (params_b) s.assign[V("scaling_params")] = *params_b * 1e9;
+  } else if (auto active = c.num("active_params_b")) {
+    // MoE utilization in the rows counts active parameters (top-k and shared experts plus the router).
+    s.assign[V("scaling_params")] = *active * 1e9;
+  }
 
   // ---- energy basis, run length, network ---------------------------------------------------------------------
   if (auto w = c.num("power_w_per_gpu"); w && *w > 0) s.assign[V("power")] = *w;

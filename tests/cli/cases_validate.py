@@ -10,7 +10,10 @@ def validate_reads_all_published_runs_by_default(cli):
     j = cli.json("validate", image="model")
     check(j["rows_read"] == 114, f"54 + 60 rows read, got {j['rows_read']}")
     built = [r for r in j["rows"] if r["built"]]
-    check(len(built) == 43, f"43 rows built, got {len(built)}")
+    check(len(built) == 71, f"71 rows built, got {len(built)}")
+    ids = {r["id"] for r in built}
+    for want in ("mtx-v4-22b-1x128", "mtx-v5p-32b-1x128", "mtx-v6e-moe700b-final-1pod", "mcore-moe-readme-mixtral8x7b-v0.9", "tao-b200-l4x2layer-bf16"):
+        check(want in ids, f"{want}: TPU and mixture-of-experts rows are built")
     for r in j["rows"]:
         check(r["built"] or r.get("reason"), f"{r['id']}: an unbuilt row names what is missing")
     searched = [r for r in built if any(a.startswith("chosen by search") for a in r["assumptions"])]
@@ -35,11 +38,11 @@ def validate_without_search_keeps_the_stated_defaults(cli):
 def validate_cross_validate_family(cli):
     j = cli.json("validate", "--cross-validate", "family", image="model")
     o = j["overall"]
-    check(o["n"] == 43 and len(j["families"]) == 6, f"43 rows in 6 families, got {o['n']} in {len(j['families'])}")
+    check(o["n"] == 71 and len(j["families"]) == 9, f"71 rows in 9 families, got {o['n']} in {len(j['families'])}")
     # Out of sample, with a relative tolerance of 8% on each pinned number (docs/calibration.md).
-    for key, want in (("median_ape", 12.2), ("mean_ape", 22.4), ("baseline_median_ape", 24.2), ("baseline_mean_ape", 73.9)):
+    for key, want in (("median_ape", 18.5), ("mean_ape", 27.1), ("baseline_median_ape", 37.6), ("baseline_mean_ape", 69.8)):
         check(abs(o[key] - want) <= 0.08 * want, f"overall {key} {o[key]:.2f} vs {want}")
-    check(abs(o["coverage_90"] - 0.907) <= 0.06, f"90% coverage {o['coverage_90']}")
+    check(abs(o["coverage_90"] - 0.887) <= 0.06, f"90% coverage {o['coverage_90']}")
     check(o["median_ape"] < o["baseline_median_ape"] and o["mean_ape"] < o["baseline_mean_ape"], "beats the constant-MFU rule overall")
     for f in j["families"]:
         check(set(f["fitted_without"]) == set(j["parameters"]), f"{f['family']}: the fold's parameters are listed")

@@ -202,13 +202,16 @@ TEST_CASE("rows that cannot be built say why") {
     auto c = base;
     c["hardware"] = "Gaudi 3";
     CHECK(reason(c).find("no hardware preset matches") != std::string::npos);
-    c["hardware"] = "TPU v4";  // mapped by validate/mapping.toml, but its preset is not written yet
-    CHECK(reason(c).find("maps to preset validate/hardware/tpu_v4, which does not exist yet") != std::string::npos);
+    c["hardware"] = "MI250X";  // mapped by validate/mapping.toml, but its preset is not written yet
+    CHECK(reason(c).find("maps to preset validate/hardware/mi250x, which does not exist yet") != std::string::npos);
   }
   {
     auto c = base;
-    c["moe"] = "16 experts";
-    CHECK(reason(c).find("mixture-of-experts") != std::string::npos);
+    c["moe"] = "16 experts";  // the layout must be stated key by key; the reason names what is missing
+    CHECK(reason(c).find("mixture-of-experts row: the moe cell '16 experts' does not state experts, top_k, shared, expert_ffn, moe_layers") !=
+          std::string::npos);
+    c["moe"] = "experts=160;top_k=6;shared=2;expert_ffn=1536;moe_layers=all-but-first-1;MLA kv_c=512";
+    CHECK(reason(c).find("multi-head latent attention") != std::string::npos);
   }
   {
     auto c = base;

@@ -3,10 +3,12 @@
 // intervals, and the leave-one-family-out cross-validation numbers docs/calibration.md quotes.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
 #include "runtime/presets.h"
+#include "runtime/resolver.h"
 #include "runtime/validate/calibrate.h"
 #include "runtime/validate/crossval.h"
 #include "runtime/validate/engine.h"
@@ -172,7 +174,7 @@ TEST_CASE("exhaustive search: candidates ranked by throughput, layouts and HBM c
   std::string why;
   PreparedRow d = engine.prepare(with_knobs(presets(), s, {{"micro_batch", 1}, {"interleave", 1}, {"recompute", 0}}, &why), {},
                                  {"training.tokens_per_sec_nominal", "training.mem.hbm_required_per_gpu", "gpu.hbm.capacity"});
-  REQUIRE(d.ok());
+  REQUIRE_MESSAGE(d.ok(), d.error);
   const auto out = engine.evaluate(d);
   CHECK(out[d.extra_out[1]] > out[d.extra_out[2]]);
   for (const auto& c : r.ranked) CHECK(!(c.knobs.at("micro_batch") == 1 && c.knobs.at("interleave") == 1 && c.knobs.at("recompute") == 0));
@@ -207,18 +209,20 @@ TEST_CASE("golden: leave-one-family-out cross-validation over all published rows
   MESSAGE("overall: n " << cv.overall.n << ", median " << cv.overall.median_ape << "%, mean " << cv.overall.mean_ape << "%, MFU rule "
                         << cv.overall.baseline_median_ape << "% / " << cv.overall.baseline_mean_ape << "%, coverage " << cv.overall.coverage);
   CHECK(cv.rows_read == 114);
-  CHECK(cv.overall.n == 43);
-  CHECK(cv.families.size() == 6);
-  // Pinned (docs/calibration.md): the model beats the constant-MFU rule overall, out of sample.
-  CHECK(cv.overall.median_ape == doctest::Approx(12.2).epsilon(0.08));
-  CHECK(cv.overall.mean_ape == doctest::Approx(22.4).epsilon(0.08));
-  CHECK(cv.overall.baseline_median_ape == doctest::Approx(24.2).epsilon(0.08));
-  CHECK(cv.overall.baseline_mean_ape == doctest::Approx(73.9).epsilon(0.08));
+  // 71 rows with a throughput comparison (TPU v4/v5p/v6e and the MoE rows included), nine families.
+  CHECK(cv.overall.n == 71);
+  CHECK(cv.families.size() == 9);
+  // Pinned (docs/calibration.md): the model beats the constant-MFU rule overall, out of sample (memory-checked
+  // search; the targets of issue 13, median <= 6% and mean <= 9%, are not met).
+  CHECK(cv.overall.median_ape == doctest::Approx(18.5).epsilon(0.08));
+  CHECK(cv.overall.mean_ape == doctest::Approx(27.1).epsilon(0.08));
+  CHECK(cv.overall.baseline_median_ape == doctest::Approx(37.6).epsilon(0.08));
+  CHECK(cv.overall.baseline_mean_ape == doctest::Approx(69.8).epsilon(0.08));
   CHECK(cv.overall.median_ape < cv.overall.baseline_median_ape);
-  CHECK(cv.overall.coverage == doctest::Approx(0.907).epsilon(0.06));
+  CHECK(cv.overall.coverage == doctest::Approx(0.887).epsilon(0.06));
   size_t better = 0;
   for (const auto& f : cv.families) better += f.summary.median_ape < f.summary.baseline_median_ape;
-  CHECK(better >= 4);
+  CHECK(better >= 7);
   std::set<std::string> ids;
   for (const auto& r : cv.rows) {
     CHECK(r.interval_lo < r.predicted);
@@ -226,4 +230,94 @@ TEST_CASE("golden: leave-one-family-out cross-validation over all published rows
     ids.insert(r.id);
   }
   CHECK(ids.size() == cv.rows.size());
+}
+
+namespace {
+
+// The published row with this id, from either table.
+RunRow published_row(const std::string& id) {
+  for (const auto& r : read_runs(std::vector<std::string>{kRuns, kSupplement}))
+    if (r.id() == id) return r;
+  FAIL("no row " << id);
+  return {};
+}
+
+// A variable of a mapped row's scenario, resolved by the GiNaC resolver.
+double resolved(const RowScenario& s, const char* var) {
+  ResolvedScenario rs = resolve_scenario(model(), presets(), s);
+  gs::Resolver resolver(model(), rs.assignments, rs.variants);
+  auto r = resolver.resolve(*model().find_var(var));
+  REQUIRE_MESSAGE(r.number, var);
+  return *r.number;
+}
+
+}  // namespace
+
+TEST_CASE("mixture-of-experts rows map onto the MoE model: expert layout, EP, active-parameter convention") {
+  RowScenario s = map_row(model(), presets(), published_row("mcore-moe-readme-mixtral8x7b-v0.9"));
+  REQUIRE_MESSAGE(s.unbuildable.empty(), s.unbuildable);
+  CHECK(std::find(s.presets.begin(), s.presets.end(), "validate/moe") != s.presets.end());
+  CHECK(s.assign.at("arch.moe.n_experts") == 8);
+  CHECK(s.assign.at("arch.moe.active_experts") == 2);
+  CHECK(s.assign.at("arch.moe.shared_expert_count") == 0);
+  CHECK(s.assign.at("arch.moe.d_ffn_expert") == 14336);
+  CHECK(s.assign.at("arch.moe.n_moe_layers") == 32);
+  CHECK(s.assign.at("par.ep") == 8);
+  // Mixtral 8x7B: 46.7B stored and 12.9B active parameters (Jiang et al. 2024 Sec. 2), within 2%.
+  CHECK(resolved(s, "arch.moe.params_total") == doctest::Approx(46.7e9).epsilon(0.02));
+  CHECK(resolved(s, "training.scaling_params") == doctest::Approx(12.9e9).epsilon(0.02));
+  // "all-but-first-N" leaves the first N layers dense.
+  RunRow first_dense = published_row("mcore-moe-readme-mixtral8x7b-v0.9");
+  first_dense.cells["moe"] = "experts=8;top_k=2;shared=0;expert_ffn=14336;moe_layers=all-but-first-1;dropless";
+  RowScenario fd = map_row(model(), presets(), first_dense);
+  REQUIRE_MESSAGE(fd.unbuildable.empty(), fd.unbuildable);
+  CHECK(fd.assign.at("arch.moe.n_moe_layers") == 31);
+  // A stated capacity factor pads the routed buffers; the stated active count is the utilization's N.
+  RowScenario t = map_row(model(), presets(), published_row("mtx-v6e-moe700b-final-1pod"));
+  REQUIRE_MESSAGE(t.unbuildable.empty(), t.unbuildable);
+  CHECK(t.assign.at("arch.moe.capacity_factor") == 1.5);
+  CHECK(t.variants.at("arch.moe.padding_factor") == "padded");
+  CHECK(t.assign.at("training.scaling_params") == 123e9);
+  CHECK(t.hardware_preset == "validate/hardware/tpu_v6e");
+}
+
+TEST_CASE("a stated board power limit lowers the sustained clock: torchao's 750 W B200 rows") {
+  RowScenario s = map_row(model(), presets(), published_row("tao-b200-8b-bf16"));
+  REQUIRE_MESSAGE(s.unbuildable.empty(), s.unbuildable);
+  CHECK(s.assign.at("gpu.tdp") == 750);
+  // Clock ratio ((750/1000 - 0.25) / 0.75)^(1/3) = 0.8736 (validate/base: floor 0.25, exponent 3);
+  // the roof is 1745 TFLOP/s x 0.8736 = 1524.5 TFLOP/s.
+  CHECK(resolved(s, "gpu.dvfs.clock_ratio") == doctest::Approx(0.87358).epsilon(1e-4));
+  CHECK(resolved(s, "gpu.peak_flops_power_limited") == doctest::Approx(1524.4e12).epsilon(1e-3));
+  // A row without a stated limit keeps the measured ceiling.
+  RowScenario f = map_row(model(), presets(), published_row("ttrainy-h200-8b-32g"));
+  REQUIRE_MESSAGE(f.unbuildable.empty(), f.unbuildable);
+  CHECK(!f.assign.count("gpu.tdp"));
+  CHECK(resolved(f, "gpu.dvfs.clock_ratio") == doctest::Approx(1));
+  // torchtitan's H100s at their 500 W default limit: ((500/700 - 0.25) / 0.75)^(1/3) = 0.8523.
+  RowScenario h = map_row(model(), presets(), published_row("tt24-t2-8b-cp1-s32k"));
+  REQUIRE_MESSAGE(h.unbuildable.empty(), h.unbuildable);
+  CHECK(h.assign.at("gpu.tdp") == 500);
+  CHECK(resolved(h, "gpu.dvfs.clock_ratio") == doctest::Approx(0.85227).epsilon(1e-4));
+}
+
+TEST_CASE("TPU, V100 and GB200 rows are built on their validate hardware") {
+  for (const auto& [id, preset] : std::vector<std::pair<std::string, std::string>>{{"mtx-v4-22b-1x128", "validate/hardware/tpu_v4"},
+                                                                                   {"mtx-v5p-32b-1x128", "validate/hardware/tpu_v5p"},
+                                                                                   {"mtx-v6e-moe700b-final-4pod", "validate/hardware/tpu_v6e"}}) {
+    RowScenario s = map_row(model(), presets(), published_row(id));
+    CHECK_MESSAGE(s.unbuildable.empty(), id << ": " << s.unbuildable);
+    CHECK(s.hardware_preset == preset);
+  }
+  // The V100 and GB200 rows now fail on what the rows leave out, not on the hardware.
+  CHECK(map_row(model(), presets(), published_row("meg19-1.2b-1gpu")).unbuildable == "model shape incomplete: seq_len not given");
+  CHECK(map_row(model(), presets(), published_row("tao-gb200-scout-bf16")).unbuildable == "global batch not given");
+  for (const char* hw : {"V100-SXM3-32GB (DGX-2H, DGX SuperPOD)", "GB200 (64 nodes x 4 GPUs)"}) {
+    auto p = hardware_preset_for(presets(), hw);
+    REQUIRE(p);
+    CHECK_NOTHROW(presets().load(*p));
+  }
+  // The TPU roof is the fixed-clock MXU peak: 2 x 4 x 128 x 128 x 2 FLOP x 1050 MHz = 275 TFLOP/s on v4.
+  RowScenario v4 = map_row(model(), presets(), published_row("mtx-v4-22b-1x128"));
+  CHECK(resolved(v4, "gpu.peak_flops_power_limited") == doctest::Approx(275e12).epsilon(1e-6));
 }
