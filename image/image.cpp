@@ -395,6 +395,12 @@ Image load_image_file(const std::string& path) {
   }
 }
 
+bool starts_like_image(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char head[8] = {};
+  return in.read(head, sizeof head) && std::memcmp(head, kMagic, sizeof head) == 0;
+}
+
 void save_image_file(const Image& img, const std::string& path) {
   try {
     write_file_atomic(path, write_image(img));

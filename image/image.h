@@ -140,6 +140,8 @@ std::vector<uint8_t> write_image(const Image& img);
 Image read_image(const std::vector<uint8_t>& bytes);
 Image load_image_file(const std::string& path);
 void save_image_file(const Image& img, const std::string& path);  // atomic: temp file then rename
+// Whether the file at `path` starts with the image magic: writers refuse to replace anything else.
+bool starts_like_image(const std::string& path);
 
 struct ImageError : std::runtime_error {
   using std::runtime_error::runtime_error;

@@ -3,7 +3,9 @@
 //   gstackc compile PATH... -o FILE [--json]
 // Exit status: 0 clean, 1 model errors, 2 bad usage or unreadable input.
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "compiler/compile.h"
 
@@ -14,6 +16,24 @@ int report(const gs::compiler::CompileResult& r, bool json) {
   else std::cerr << r.diagnostics.render_text();
   if (r.unreadable_input) return 2;
   return r.diagnostics.has_errors() ? 1 : 0;
+}
+
+// Why `output` must not be written, if it must not: it is one of the model's own files, or an existing
+// file that is not a registry image (a typo in -o must never replace a source, a preset or a document).
+std::optional<std::string> output_refusal(const std::string& output, const std::vector<std::string>& paths) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  gs::compiler::Diagnostics ignored;  // unreadable inputs are reported by the compile itself
+  std::vector<std::string> inputs = gs::compiler::expand_paths(paths, ignored);
+  inputs.insert(inputs.end(), paths.begin(), paths.end());
+  for (const auto& in : inputs)
+    if (fs::equivalent(output, in, ec))
+      return "refusing to write the image to '" + output + "': it is an input of this compile (" + in +
+             "); choose another output file, e.g. model.gsimg";
+  if (fs::is_directory(output, ec)) return "cannot write the image to '" + output + "': it is a directory";
+  if (fs::exists(output, ec) && !gs::starts_like_image(output))
+    return "refusing to replace '" + output + "': it exists and is not a registry image; remove it first or choose another output file";
+  return std::nullopt;
 }
 
 }  // namespace
@@ -43,6 +63,11 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  if (compile->parsed())
+    if (auto refusal = output_refusal(output, paths)) {
+      std::cerr << "gstackc: " << *refusal << "\n";
+      return 2;
+    }
   auto result = gs::compiler::compile_paths(paths);
   int status = report(result, json);
   if (status != 0 || !compile->parsed()) {
