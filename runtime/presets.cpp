@@ -95,7 +95,8 @@ class Reader {
         const std::string kind = text(*spec->get("dist"), "'dist'");
         if (!distribution_kind_by_name(kind, d.kind))
           fail(node.source(), with_hint("unknown distribution '" + kind + "'", did_you_mean(kind, {"uniform", "normal", "lognormal", "triangular"})));
-        auto field = [&](const char* k) -> const toml::node& {
+        // An init-capture, not [&] alone: clang before 16 cannot capture a structured binding.
+        auto field = [&, &node = node](const char* k) -> const toml::node& {
           const toml::node* n = spec->get(k);
           if (!n) fail(node.source(), "a " + kind + " distribution for '" + name + "' needs '" + k + "'");
           return *n;
@@ -314,7 +315,7 @@ Preset PresetLibrary::parse_layered(const std::string& text, const std::string& 
                          r.variable(r.text(node, "a target"), node.source(), "target variable"));
     std::sort(found.begin(), found.end());
     for (const auto& [line, label, v] : found) {
-      auto it = std::find_if(p.targets.begin(), p.targets.end(), [&](const auto& e) { return e.first == label; });
+      auto it = std::find_if(p.targets.begin(), p.targets.end(), [&label = label](const auto& e) { return e.first == label; });
       if (it == p.targets.end()) p.targets.emplace_back(label, v);
       else it->second = v;
     }

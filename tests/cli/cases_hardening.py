@@ -75,3 +75,24 @@ def huge_exact_power_is_an_overflow(cli):
     # The real FP32 format still answers exactly: (2 - 2^-23) * 2^127.
     j = cli.json("resolve", "precision.fp32.max_normal", "--preset", "default", image="model")
     close(j["value"], 3.4028234663852886e38, "FP32 max normal")
+
+
+@case
+def stale_image_warns_on_load(cli):
+    with tempfile.TemporaryDirectory() as d:
+        src, img = os.path.join(d, "chain.gstack"), os.path.join(d, "chain.gsimg")
+        chain_model(src, 3)
+        subprocess.run([gstackc(cli), "compile", "model/00_units.gstack", "model/01_physics.gstack", src, "-o", img],
+                       check=True, capture_output=True)
+        _, err = cli.run("stats", "--image", img, image=None)
+        check("warning" not in err, f"a fresh image loads quietly: {err}")
+        with open(src, "a") as f:
+            f.write("# edited after the compile\n")
+        os.utime(src, (time.time() + 5, time.time() + 5))
+        _, err = cli.run("stats", "--image", img, image=None)
+        contains(err, f"warning: registry image '{img}' is older than its model sources ({src} changed", "rebuild it")
+        # Touched but unchanged (same SHA-256): no warning.
+        chain_model(src, 3)
+        os.utime(src, (time.time() + 10, time.time() + 10))
+        _, err = cli.run("stats", "--image", img, image=None)
+        check("warning" not in err, f"an unchanged source does not make the image stale: {err}")
