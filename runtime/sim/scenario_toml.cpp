@@ -298,7 +298,7 @@ Scenario parse_scenario_toml(const std::string& text, const gs::UnitTable& units
     for (const auto& [name, value] : from_model->values) {
       const ModelVariable* var = find_model_variable(name);
       // The model's value replaces the scenario's; drop the replaced value's provenance.
-      std::erase_if(sc.provenance, [&](const Sourced& p) { return p.path == "model." + name; });
+      std::erase_if(sc.provenance, [&name = name](const Sourced& p) { return p.path == "model." + name; });
       sc.model[name] = value;
       sc.provenance.push_back({"model." + name, fmt::format("{} {}", value, var->unit), value, var->unit, id,
                                "computed by the model's compiled cone"});
