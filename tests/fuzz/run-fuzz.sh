@@ -92,6 +92,8 @@ for t in "${targets[@]}"; do
   mkdir -p "$corpus" "$artifacts"
   rm -rf "$seed_dir" && mkdir -p "$seed_dir"
   seeds "$t" "$seed_dir"
+  # Inputs that once failed stay in the corpus, so a regression is found at once.
+  [ -d "$root/tests/fuzz/regressions/$t" ] && cp "$root/tests/fuzz/regressions/$t"/* "$seed_dir"/
   dict=()
   [ "$t" = frontend ] && dict=(-dict="$root/tests/fuzz/gstack.dict")
   echo "run-fuzz: $t for ${seconds}s"
