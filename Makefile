@@ -2,7 +2,7 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: deps configure build demo test bench clean
+.PHONY: deps configure build demo test bench fuzz clean
 
 deps:
 	@tools/setup-deps
@@ -22,6 +22,11 @@ test: build
 bench: build
 	@cmake --build $(BUILD) --target benchmarks -j $(JOBS)
 	@tools/run-bench $(BUILD)
+
+# Every libFuzzer target under ASan+UBSan for FUZZ_SECONDS each (tests/fuzz/run-fuzz.sh, docs/testing.md).
+FUZZ_SECONDS ?= 600
+fuzz:
+	@tests/fuzz/run-fuzz.sh all $(FUZZ_SECONDS)
 
 clean:
 	rm -rf $(BUILD)

@@ -1,6 +1,7 @@
 #include "compiler/analyze.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -146,6 +147,11 @@ class Analyzer {
           duplicate(decl.at, "prefix", decl.name, prefix_at_[decl.name]);
           continue;
         }
+        if (!(decl.scale > 0) || !std::isfinite(decl.scale)) {
+          d_.error(decl.at, "E-UNIT-SCALE", "the scale of prefix '" + decl.name + "' must be a positive, finite number",
+                   "a prefix multiplies a unit, e.g. 'prefix k = 1e3' or 'prefix m = 1e-3'");
+          continue;
+        }
         prefix_at_[decl.name] = decl.at;
         t.prefixes.push_back({decl.name, decl.scale});
         t.index();
@@ -168,8 +174,9 @@ class Analyzer {
           if (!q) continue;
           u.scale *= q->scale, u.dim = q->dim;
         }
-        if (!(u.scale > 0)) {
-          d_.error(decl.at, "E-UNIT-SCALE", "the scale of unit '" + decl.name + "' must be positive",
+        if (!(u.scale > 0) || !std::isfinite(u.scale)) {
+          d_.error(decl.at, "E-UNIT-SCALE", "the scale of unit '" + decl.name + "' must be positive and finite" +
+                   (std::isfinite(u.scale) ? "" : " (it is beyond the range of a double, about 1.8e308)"),
                    "a unit is a positive multiple of its base, e.g. 'unit h = 3600 s'");
           continue;
         }
@@ -230,6 +237,9 @@ class Analyzer {
       v.refs = resolve_refs(decl.refs);
       if (decl.k == ADecl::K::Const) {
         v.is_constant = true, v.value = decl.value * v.unit_scale, v.assume.sign = Sign::Positive;
+        if (!std::isfinite(v.value))
+          d_.error(decl.at, "E-CONSTANT-VALUE", "the value of constant '" + decl.name + "' is beyond the range of a double (about 1.8e308)",
+                   "check the exponent, or write the value in a larger unit");
         if (decl.refs.empty()) d_.error(decl.at, "E-CONST-SOURCE", "constant '" + decl.name + "' needs a source (ref ...)",
                                          "cite where the value comes from, e.g. 'ref codata2018'");
       } else {

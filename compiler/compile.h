@@ -16,6 +16,18 @@ struct CompileResult {
   bool unreadable_input = false;  // a path could not be read (exit 2 rather than 1)
 };
 
+// A source file's text, or why it cannot be one: missing, unreadable, a directory, a device or FIFO
+// (never read: /dev/zero would never end), larger than max_bytes, or binary.
+struct SourceRead {
+  std::optional<std::string> text;
+  std::string error, hint;
+};
+SourceRead read_source(const std::string& path, size_t max_bytes);
+
+// The .gstack files the paths name: files as given, directories expanded to their *.gstack files in
+// file-name order. Problems with a directory are reported as E-READ.
+std::vector<std::string> expand_paths(const std::vector<std::string>& paths, Diagnostics& diags);
+
 // Each path is a .gstack file or a directory whose *.gstack files load in file-name order.
 CompileResult compile_paths(const std::vector<std::string>& paths);
 // Reads each path (a .gstack file, or a directory's *.gstack files in file-name order); unreadable paths

@@ -35,9 +35,9 @@ void Diagnostics::warning(const Location& at, std::string code, std::string mess
   add(Severity::Warning, at, std::move(code), std::move(message), std::move(hint));
 }
 
-void Diagnostics::file_error(const std::string& path, std::string code, std::string message) {
+void Diagnostics::file_error(const std::string& path, std::string code, std::string message, std::string hint) {
   Diagnostic d;
-  d.code = std::move(code), d.message = std::move(message), d.file = path;
+  d.code = std::move(code), d.message = std::move(message), d.hint = std::move(hint), d.file = path;
   items_.push_back(std::move(d));
 }
 
@@ -45,15 +45,49 @@ bool Diagnostics::has_errors() const {
   return std::any_of(items_.begin(), items_.end(), [](const Diagnostic& d) { return d.severity == Severity::Error; });
 }
 
+namespace {
+
+// Text from a file or a path can hold control characters (an escape sequence would drive the terminal):
+// each is shown as \xNN. Tabs stay, so the caret line still lines up.
+std::string escaped(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if ((c < 0x20 && c != '\t') || c == 0x7F) {
+      static const char* digits = "0123456789ABCDEF";
+      out += "\\x", out += digits[c >> 4], out += digits[c & 15];
+    } else {
+      out += char(c);
+    }
+  }
+  return out;
+}
+
+// The source line under a message: control characters become the one-column Unicode "control
+// pictures" (U+2400 + code) rather than escapes, so the caret below stays in its column.
+std::string shown_line(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if ((c < 0x20 && c != '\t') || c == 0x7F) {
+      const unsigned cp = c == 0x7F ? 0x2421 : 0x2400 + c;
+      out += char(0xE0 | (cp >> 12)), out += char(0x80 | ((cp >> 6) & 0x3F)), out += char(0x80 | (cp & 0x3F));
+    } else {
+      out += char(c);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string Diagnostics::render_text() const {
   std::ostringstream os;
   for (const auto& d : items_) {
     const char* sev = d.severity == Severity::Error ? "error" : "warning";
-    if (d.line) os << d.file << ":" << d.line << ":" << d.column << ": ";
-    else if (!d.file.empty()) os << d.file << ": ";
-    os << sev << "[" << d.code << "]: " << d.message << "\n";
+    if (d.line) os << escaped(d.file) << ":" << d.line << ":" << d.column << ": ";
+    else if (!d.file.empty()) os << escaped(d.file) << ": ";
+    os << sev << "[" << d.code << "]: " << escaped(d.message) << "\n";
     if (d.line && !d.source_line.empty()) {
-      os << "    " << d.source_line << "\n    ";
+      os << "    " << shown_line(d.source_line) << "\n    ";
       // Columns count code points (as ANTLR does), so step over whole UTF-8 sequences: one pad per character.
       unsigned col = 1;
       for (size_t i = 0; col < d.column && i < d.source_line.size(); ++i) {
@@ -64,7 +98,7 @@ std::string Diagnostics::render_text() const {
       }
       os << "^\n";
     }
-    if (!d.hint.empty()) os << "  hint: " << d.hint << "\n";
+    if (!d.hint.empty()) os << "  hint: " << escaped(d.hint) << "\n";
   }
   return os.str();
 }

@@ -36,7 +36,7 @@ class Diagnostics {
  public:
   void error(const Location& at, std::string code, std::string message, std::string hint = "");
   void warning(const Location& at, std::string code, std::string message, std::string hint = "");
-  void file_error(const std::string& path, std::string code, std::string message);
+  void file_error(const std::string& path, std::string code, std::string message, std::string hint = "");
   bool has_errors() const;
   const std::vector<Diagnostic>& all() const { return items_; }
   std::string render_text() const;  // human form, one block per diagnostic

@@ -1,12 +1,19 @@
 #include "compiler/lower.h"
 
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
 #include "image/suggest.h"
 
 namespace gs::compiler {
 namespace {
+
+std::string fmt_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
 
 Location shifted(Location at, size_t by) {
   at.column += unsigned(by);
@@ -29,12 +36,14 @@ class Lowerer {
   std::optional<Typed> run(const AExpr& e) {
     switch (e.k) {
       case AExpr::K::Num:
+        if (!finite_constant(e.number, e.at, "this number")) return std::nullopt;
         out_.nodes.push_back({Op::Num, 0, 0, e.number});
         return Typed{Dim{}, false, e.number};
       case AExpr::K::Quantity: {
         auto q = check_unit(AUnit{e.text, e.unit_at}, *s_.units, d_);
         if (!q) return std::nullopt;
         double v = e.number * q->scale;
+        if (!finite_constant(v, e.at, "this quantity in base units")) return std::nullopt;
         out_.nodes.push_back({Op::Num, 0, 0, v});
         return Typed{q->dim, false, v};
       }
@@ -86,6 +95,23 @@ class Lowerer {
 
   std::string dim(const Dim& d) const { return s_.units->describe(d); }
 
+  // Constant nonsense is a compile error rather than a NaN or infinity in the image: a number past the
+  // range of a double (1e999), a division by a constant zero, a root or logarithm of a constant with no
+  // real value.
+  bool finite_constant(double v, const Location& at, const std::string& what) {
+    if (std::isfinite(v)) return true;
+    if (std::isnan(v))
+      d_.error(at, "E-CONSTANT-VALUE", what + " has no real value", "check the constant operands of this expression");
+    else
+      d_.error(at, "E-CONSTANT-VALUE", what + " is beyond the range of a double (about 1.8e308)",
+               "write the quantity in a larger unit, or check the exponent");
+    return false;
+  }
+  std::optional<Typed> folded(Typed t, const Location& at) {
+    if (t.constant && !finite_constant(*t.constant, at, "this constant expression")) return std::nullopt;
+    return t;
+  }
+
   std::optional<Typed> ref(const AExpr& e) {
     if (!s_.binder.empty() && e.text == s_.binder) {
       out_.nodes.push_back({Op::Local, 0});
@@ -134,15 +160,26 @@ class Lowerer {
                    "terms can only be added or subtracted when they measure the same kind of quantity");
           return std::nullopt;
         }
-        return Typed{a->dim, false, fold(op == Op::Add ? x + y : x - y)};
-      case Op::Mul: return Typed{a->dim * b->dim, false, fold(x * y)};
-      case Op::Div: return Typed{a->dim / b->dim, false, fold(y != 0 ? x / y : NAN)};
+        return folded(Typed{a->dim, false, fold(op == Op::Add ? x + y : x - y)}, e.at);
+      case Op::Mul: return folded(Typed{a->dim * b->dim, false, fold(x * y)}, e.at);
+      case Op::Div:
+        if (b->constant && *b->constant == 0) {
+          d_.error(e.at, "E-CONSTANT-VALUE", "division by zero: the divisor is the constant 0",
+                   "a divisor that can be zero needs a piecewise guard; a constant one is a mistake");
+          return std::nullopt;
+        }
+        return folded(Typed{a->dim / b->dim, false, fold(x / y)}, e.at);
       case Op::Pow: {
         if (!b->dim.dimensionless()) {
           d_.error(e.kids[1].begin, "E-UNIT-EXPONENT", "an exponent must be dimensionless, but this one is " + dim(b->dim));
           return std::nullopt;
         }
-        if (a->dim.dimensionless()) return Typed{Dim{}, false, fold(std::pow(x, y))};
+        if (a->constant && *a->constant == 0 && b->constant && *b->constant < 0) {
+          d_.error(e.at, "E-CONSTANT-VALUE", "division by zero: the constant 0 raised to a negative power",
+                   "check the constant operands of this expression");
+          return std::nullopt;
+        }
+        if (a->dim.dimensionless()) return folded(Typed{Dim{}, false, fold(std::pow(x, y))}, e.at);
         auto r = b->constant ? as_rational(*b->constant) : std::nullopt;
         if (!r) {
           d_.error(e.kids[1].begin, "E-UNIT-EXPONENT",
@@ -150,7 +187,7 @@ class Lowerer {
                    "a variable exponent is only allowed on a dimensionless base");
           return std::nullopt;
         }
-        return Typed{a->dim.pow(*r), false, fold(std::pow(x, y))};
+        return folded(Typed{a->dim.pow(*r), false, fold(std::pow(x, y))}, e.at);
       }
       default:  // comparisons
         if (!(a->dim == b->dim)) {
@@ -199,6 +236,14 @@ class Lowerer {
     Dim d = args[0].dim;
     if (f == Func::Sqrt) d = d.pow(Rational{1, 2});
     else if (info.needs_dimensionless) d = Dim{};
+    if (n == 1 && args[0].constant) {
+      const double v = *args[0].constant;
+      if ((f == Func::Sqrt && v < 0) || ((f == Func::Log || f == Func::Log2 || f == Func::Log10) && v <= 0)) {
+        d_.error(e.at, "E-CONSTANT-VALUE", "'" + e.text + "' of the constant " + fmt_number(v) + " has no real value",
+                 f == Func::Sqrt ? "a square root needs a nonnegative argument" : "a logarithm needs a positive argument");
+        return std::nullopt;
+      }
+    }
     return Typed{d, false, {}};
   }
 

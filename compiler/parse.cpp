@@ -9,6 +9,7 @@
 #include "GStackLexer.h"
 #include "GStackParser.h"
 #include "compiler/ast.h"
+#include "compiler/limits.h"
 
 namespace gs::compiler {
 namespace {
@@ -104,19 +105,120 @@ std::optional<Location> too_deep_tree(antlr4::tree::ParseTree* root, const Sourc
   return std::nullopt;
 }
 
+// What a token is, in the language's terms, for "unexpected ..." messages.
+std::string describe(antlr4::Token* t) {
+  using L = gsgen::GStackLexer;
+  if (!t || t->getType() == antlr4::Token::EOF) return "end of file";
+  const std::string text = t->getText();
+  switch (t->getType()) {
+    case L::IDENT:
+    case L::QNAME: return "name '" + text + "'";
+    case L::NUMBER: return "number " + text;
+    case L::STRING: return "string " + (text.size() > 40 ? text.substr(0, 37) + "...\"" : text);
+    case L::DOC: return "doc comment";
+    case L::ERRCHAR: return "character '" + text + "'";
+    default: return "'" + text + "'";
+  }
+}
+
+// The tokens a parser state accepts, as a reader would name them; empty when there are too many to help.
+std::string expected_text(const antlr4::misc::IntervalSet& set, const antlr4::dfa::Vocabulary& vocabulary) {
+  using L = gsgen::GStackLexer;
+  std::vector<std::string> names;
+  for (ssize_t type : set.toList()) {
+    std::string name = type == antlr4::Token::EOF ? "end of file"
+                     : type == L::IDENT ? "a name"
+                     : type == L::QNAME ? "a dotted name"
+                     : type == L::NUMBER ? "a number"
+                     : type == L::STRING ? "a string"
+                     : type == L::DOC ? "a doc comment"
+                     : vocabulary.getLiteralName(size_t(type));  // keywords and punctuation, quoted
+    if (name.empty()) continue;
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  }
+  if (names.empty() || names.size() > 6) return "";
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) out += (i ? (i + 1 == names.size() ? " or " : ", ") : "") + names[i];
+  return out;
+}
+
+// The innermost construct being parsed, for a hint in its own terms.
+std::string hint_for(antlr4::RuleContext* ctx) {
+  for (; ctx; ctx = dynamic_cast<antlr4::RuleContext*>(ctx->parent)) {
+    if (dynamic_cast<P::PiecewiseContext*>(ctx))
+      return "a piecewise needs an `otherwise` branch last: piecewise { a if x > 0; b otherwise }";
+    if (dynamic_cast<P::UnitExprContext*>(ctx)) return "a unit is written like kW*h or USD/(GPU*h) or 1";
+    if (dynamic_cast<P::VarDeclContext*>(ctx)) return "a variable is declared as: var system.name : unit \"description\"";
+    if (dynamic_cast<P::ConstDeclContext*>(ctx))
+      return "a constant is declared as: const system.name = 1.5 unit \"description\" ref source";
+    if (dynamic_cast<P::RelationDeclContext*>(ctx)) return "a relation is written as: eq name: system.x = expression \"description\"";
+    if (dynamic_cast<P::SystemDeclContext*>(ctx)) return "a file starts with: system name \"description\"";
+  }
+  return "see docs/language.md for the form of each declaration";
+}
+
+// Turns ANTLR's reports into messages in the language's terms. Only the first error of a file is kept:
+// the parser's recovery after it produces follow-on errors that have no cause of their own.
 class ErrorCollector : public antlr4::BaseErrorListener {
  public:
   ErrorCollector(const SourceFile& src, Diagnostics& diags) : src_(src), diags_(diags) {}
-  void syntaxError(antlr4::Recognizer*, antlr4::Token*, size_t line, size_t col, const std::string& msg,
-                   std::exception_ptr) override {
-    ++count;
-    if (count > 20) return;  // one broken file should not bury the rest
-    diags_.error({&src_, unsigned(line), unsigned(col + 1)}, "E-SYNTAX", msg,
-                 "see docs/language.md for the form of each declaration");
+  void syntaxError(antlr4::Recognizer* recognizer, antlr4::Token* offending, size_t line, size_t col,
+                   const std::string&, std::exception_ptr) override {
+    if (++count > 1) return;
+    Location at{&src_, unsigned(line), unsigned(col + 1)};
+    const bool at_end = offending && offending->getType() == antlr4::Token::EOF;
+    if (at_end) at = end_of_text();
+    auto* parser = dynamic_cast<antlr4::Parser*>(recognizer);
+    std::string hint = hint_for(parser ? parser->getContext() : nullptr);
+    std::string message;
+    const bool in_piecewise = parser && offending && inside_piecewise(*parser, offending);
+    if (in_piecewise && (at_end || offending->getText() == "}")) {
+      message = "a piecewise needs an `otherwise` branch";
+      hint = "end it with a value and `otherwise`: piecewise { a if x > 0; b otherwise }";
+    } else if (offending && offending->getType() == gsgen::GStackLexer::ERRCHAR && offending->getText() == "\"") {
+      message = "unterminated string";
+      hint = "a string ends with \" on the same line (write \\\" for a quote inside it)";
+    } else if (offending && offending->getType() == gsgen::GStackLexer::ERRCHAR) {
+      message = "unexpected character '" + offending->getText() + "'";
+      hint = "this character is not part of the language; names use letters, digits and '_', comments start with #";
+    } else {
+      message = "unexpected " + describe(offending);
+      if (parser) {
+        const std::string expected = expected_text(parser->getExpectedTokens(), parser->getVocabulary());
+        if (!expected.empty()) message += "; expected " + expected;
+      }
+    }
+    diags_.error(at, "E-SYNTAX", message, hint);
   }
   int count = 0;
 
  private:
+  // The end of the last line with text: "unexpected end of file" points there, with its line shown.
+  Location end_of_text() const {
+    size_t line = src_.lines.size();
+    while (line > 0 && src_.lines[line - 1].find_first_not_of(" \t") == std::string::npos) --line;
+    if (line == 0) return {&src_, 1, 1};
+    unsigned column = 1;
+    for (unsigned char c : src_.lines[line - 1]) column += (c & 0xC0) != 0x80;  // code points, as ANTLR counts
+    return {&src_, unsigned(line), column};
+  }
+
+  // Whether the token lies inside the braces of a `piecewise { ... }` (the innermost open brace).
+  static bool inside_piecewise(antlr4::Parser& parser, antlr4::Token* offending) {
+    auto* tokens = dynamic_cast<antlr4::BufferedTokenStream*>(parser.getTokenStream());
+    if (!tokens) return false;
+    std::vector<bool> braces;  // per open brace: whether it opened a piecewise
+    bool after_piecewise = false;
+    for (antlr4::Token* t : tokens->getTokens()) {
+      if (t->getTokenIndex() >= offending->getTokenIndex() || t->getType() == antlr4::Token::EOF) break;
+      const std::string text = t->getType() == gsgen::GStackLexer::STRING ? "" : t->getText();
+      if (text == "{") braces.push_back(after_piecewise);
+      else if (text == "}" && !braces.empty()) braces.pop_back();
+      after_piecewise = t->getType() == gsgen::GStackLexer::PIECEWISE;
+    }
+    return !braces.empty() && braces.back();
+  }
+
   const SourceFile& src_;
   Diagnostics& diags_;
 };
@@ -338,9 +440,19 @@ std::optional<AFile> parse_file(const SourceFile& src, Diagnostics& diags) {
     return std::nullopt;
   }
   gsgen::GStackLexer lexer(&*input);
+  lexer.removeErrorListeners();
+  // Count the tokens before keeping them: the token stream holds every token in memory at once.
+  size_t token_count = 0;
+  for (auto t = lexer.nextToken(); t->getType() != antlr4::Token::EOF; t = lexer.nextToken()) {
+    if (++token_count > kMaxTokensPerFile) {
+      diags.error(token_at(src, t.get()), "E-TOO-LARGE", "this file has more than " + std::to_string(kMaxTokensPerFile) + " tokens",
+                  "split the model into several files");
+      return std::nullopt;
+    }
+  }
+  lexer.reset();
   antlr4::CommonTokenStream tokens(&lexer);
   ErrorCollector errors(src, diags);
-  lexer.removeErrorListeners();
   lexer.addErrorListener(&errors);
   tokens.fill();
   if (auto deep = too_deep_tokens(tokens, src)) {

@@ -3,6 +3,7 @@
 #include <openssl/evp.h>
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <set>
@@ -393,6 +394,31 @@ Image load_image_file(const std::string& path) {
   } catch (const ImageError& e) {
     throw ImageError(path + ": " + e.what());
   }
+}
+
+std::vector<std::string> stale_sources(const Image& img, const std::string& image_path) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> out;
+  std::error_code ec;
+  const auto image_time = fs::last_write_time(image_path, ec);
+  if (ec) return out;
+  for (size_t i = 0; i < img.files.size() && i < img.file_hashes.size(); ++i) {
+    const std::string& src = img.files[i];
+    // Only a source newer than the image is hashed, so loading stays cheap when nothing changed.
+    const auto src_time = fs::last_write_time(src, ec);
+    if (ec || src_time <= image_time || !fs::is_regular_file(src, ec)) continue;
+    std::ifstream in(src, std::ios::binary);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (in.bad()) continue;
+    if (sha256_hex(text.data(), text.size()) != img.file_hashes[i]) out.push_back(src);
+  }
+  return out;
+}
+
+bool starts_like_image(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char head[8] = {};
+  return in.read(head, sizeof head) && std::memcmp(head, kMagic, sizeof head) == 0;
 }
 
 void save_image_file(const Image& img, const std::string& path) {

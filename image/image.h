@@ -140,6 +140,13 @@ std::vector<uint8_t> write_image(const Image& img);
 Image read_image(const std::vector<uint8_t>& bytes);
 Image load_image_file(const std::string& path);
 void save_image_file(const Image& img, const std::string& path);  // atomic: temp file then rename
+// The model sources an image at `image_path` was compiled from that have changed since: each listed
+// source file that still exists, is newer than the image, and no longer has the recorded SHA-256.
+// Sources that are gone, or relative paths that do not resolve from here, are not reported.
+std::vector<std::string> stale_sources(const Image& img, const std::string& image_path);
+
+// Whether the file at `path` starts with the image magic: writers refuse to replace anything else.
+bool starts_like_image(const std::string& path);
 
 struct ImageError : std::runtime_error {
   using std::runtime_error::runtime_error;

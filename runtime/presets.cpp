@@ -105,7 +105,8 @@ class Reader {
         const std::string kind = text(*spec->get("dist"), "'dist'");
         if (!distribution_kind_by_name(kind, d.kind))
           fail(node.source(), with_hint("unknown distribution '" + kind + "'", did_you_mean(kind, {"uniform", "normal", "lognormal", "triangular"})));
-        auto field = [&](const char* k) -> const toml::node& {
+        // An init-capture, not [&] alone: clang before 16 cannot capture a structured binding.
+        auto field = [&, &node = node](const char* k) -> const toml::node& {
           const toml::node* n = spec->get(k);
           if (!n) fail(node.source(), "a " + kind + " distribution for '" + name + "' needs '" + k + "'");
           return *n;
@@ -392,7 +393,11 @@ Preset PresetLibrary::parse_layered(const std::string& text, const std::string& 
       found.emplace_back(label.source().begin.line, std::string(label.str()),
                          r.variable(r.text(node, "a target"), node.source(), "target variable"));
     std::sort(found.begin(), found.end());
-    for (const auto& [line, label, v] : found) own.targets.emplace_back(label, v);
+    for (const auto& [line, label, v] : found) {
+      auto it = std::find_if(own.targets.begin(), own.targets.end(), [&label = label](const auto& e) { return e.first == label; });
+      if (it == own.targets.end()) own.targets.emplace_back(label, v);
+      else it->second = v;
+    }
   }
   if (const toml::table* t = table("expected"))
     r.each_variable(*t, "", [&](uint32_t v, const toml::node& n) { own.expected[v] = r.quantity(v, n); }, "variable in [expected]");

@@ -62,11 +62,25 @@ Registry Registry::load(const std::string& path) {
   std::vector<uint8_t> bytes(static_cast<size_t>(size));
   if (std::fread(bytes.data(), 1, bytes.size(), f.get()) != bytes.size())
     throw ImageError("cannot read registry image '" + path + "'");
+  Image img;
   try {
-    return Registry(read_image(bytes));
+    img = read_image(bytes);
   } catch (const ImageError& e) {
     throw ImageError(path + ": " + e.what());
   }
+  warn_if_stale(img, path);
+  return Registry(std::move(img));
+}
+
+void Registry::warn_if_stale(const Image& img, const std::string& path) {
+  // A warning, not an error: the image still answers, but for the model as it was when compiled.
+  const std::vector<std::string> stale = stale_sources(img, path);
+  if (stale.empty()) return;
+  std::string names;
+  for (size_t i = 0; i < stale.size() && i < 3; ++i) names += (i ? ", " : "") + stale[i];
+  if (stale.size() > 3) names += " and " + std::to_string(stale.size() - 3) + " more";
+  std::fprintf(stderr, "warning: registry image '%s' is older than its model sources (%s changed since it was compiled); "
+               "rebuild it (make build, or gstackc compile model -o %s)\n", path.c_str(), names.c_str(), path.c_str());
 }
 
 std::optional<uint32_t> Registry::find_var(std::string_view name) const {

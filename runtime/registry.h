@@ -37,6 +37,8 @@ class Registry {
  public:
   explicit Registry(Image img);
   // Reads the file with one read call and checks it (format version, hash, ids). Throws ImageError.
+  // When a model source listed in the image changed after it was compiled, warns on stderr (once per
+  // load) that the image is stale; the image is still used.
   static Registry load(const std::string& path);
   // The name indexes view the image's own strings: moving keeps them valid, copying would not.
   Registry(Registry&&) = default;
@@ -77,6 +79,7 @@ class Registry {
   std::string location(const Span& s) const;
 
  private:
+  static void warn_if_stale(const Image& img, const std::string& path);
   Image img_;
   std::string cwd_;  // for shorter source locations
   std::vector<std::string> var_names_;

@@ -20,6 +20,44 @@ namespace {
 
 // ---- shared pieces
 
+// json::dump(2) without recursion, for trees as deep as the model's longest chain of relations. Beyond
+// 40 levels lines keep the same indentation (still valid JSON) so the text stays linear in size.
+std::string dump_deep(const json& root) {
+  auto pad = [](size_t depth) { return std::string(std::min<size_t>(depth, 40) * 2, ' '); };
+  auto scalar = [](const json& v) { return v.dump(-1, ' ', false, json::error_handler_t::replace); };
+  struct Frame {
+    const json* v;
+    json::const_iterator it;
+  };
+  std::string out;
+  std::vector<Frame> stack;
+  auto open = [&](const json& v) {
+    if (!v.is_structured() || v.empty()) {
+      out += v.is_structured() ? (v.is_object() ? "{}" : "[]") : scalar(v);
+      return;
+    }
+    out += v.is_object() ? "{\n" : "[\n";
+    stack.push_back({&v, v.begin()});
+  };
+  open(root);
+  while (!stack.empty()) {
+    Frame& f = stack.back();
+    const size_t depth = stack.size();
+    if (f.it == f.v->end()) {
+      out += "\n" + pad(depth - 1) + (f.v->is_object() ? "}" : "]");
+      stack.pop_back();
+      continue;
+    }
+    if (f.it != f.v->begin()) out += ",\n";
+    out += pad(depth);
+    if (f.v->is_object()) out += scalar(json(f.it.key())) + ": ";
+    const json& item = *f.it;
+    ++f.it;
+    open(item);  // may invalidate `f`
+  }
+  return out;
+}
+
 std::string value_text(const Registry& reg, uint32_t var, const GiNaC::ex& value) {
   if (auto x = sym::to_double(value)) return format_quantity(reg.units(), reg.var(var), *x);
   return sym::to_string(value);
@@ -248,27 +286,68 @@ class TreeWalker {
     for (const auto& o : res.overrides) overrides_[o.var] = &o;
   }
 
-  void text(uint32_t v, int depth, std::string& out) {
-    const Variable& var = reg_.var(v);
-    std::string line = std::string(size_t(depth) * 2, ' ') + var.name + " = " + value_of(v);
-    const Step* step = res_.step_for(v);
-    const bool repeated = !seen_.insert(v).second;
-    if (step) {
-      line += "  <- " + relation_label(reg_, step->relation) + "  " + reg_.location(reg_.relation(step->relation).span);
-    } else {
-      line += "  [" + status(v) + "]  " + reg_.location(var.span);
+  // Both walks are preorder with an explicit stack, so a chain of tens of thousands of relations cannot
+  // exhaust the call stack.
+  void text(uint32_t root, std::string& out) {
+    std::vector<std::pair<uint32_t, int>> pending{{root, 0}};
+    while (!pending.empty()) {
+      const auto [v, depth] = pending.back();
+      pending.pop_back();
+      const Variable& var = reg_.var(v);
+      std::string line = indentation(depth) + var.name + " = " + value_of(v);
+      const Step* step = res_.step_for(v);
+      const bool repeated = !seen_.insert(v).second;
+      if (step) {
+        line += "  <- " + relation_label(reg_, step->relation) + "  " + reg_.location(reg_.relation(step->relation).span);
+      } else {
+        line += "  [" + status(v) + "]  " + reg_.location(var.span);
+      }
+      if (repeated && step) line += "  (shown above)";
+      const bool cut = step && !repeated && max_depth_ >= 0 && depth >= max_depth_;
+      if (cut) line += "  (" + std::to_string(relation_value_deps(reg_.relation(step->relation)).size()) + " inputs below)";
+      out += line + "\n";
+      if (step && !repeated && !cut) {
+        const auto deps = relation_value_deps(reg_.relation(step->relation));
+        for (auto it = deps.rbegin(); it != deps.rend(); ++it) pending.push_back({*it, depth + 1});
+      }
     }
-    if (repeated && step) line += "  (shown above)";
-    const bool cut = step && !repeated && max_depth_ >= 0 && depth >= max_depth_;
-    if (cut) line += "  (" + std::to_string(relation_value_deps(reg_.relation(step->relation)).size()) + " inputs below)";
-    out += line + "\n";
-    if (step && !repeated && !cut)
-      for (uint32_t d : relation_value_deps(reg_.relation(step->relation))) text(d, depth + 1, out);
   }
 
   void limit_depth(int max_depth) { max_depth_ = max_depth; }
 
-  json node(uint32_t v) {
+  json tree(uint32_t root) {
+    std::vector<Node> stack;
+    stack.push_back(visit(root));
+    while (true) {
+      Node& top = stack.back();
+      if (top.next < top.children.size()) {
+        const uint32_t child = top.children[top.next++];
+        stack.push_back(visit(child));  // invalidates `top`
+        continue;
+      }
+      json done = std::move(top.j);
+      stack.pop_back();
+      if (stack.empty()) return done;
+      stack.back().j["children"].push_back(std::move(done));
+    }
+  }
+
+ private:
+  // Deep trees keep a bounded indentation; the depth is then written out instead.
+  static std::string indentation(int depth) {
+    constexpr int kMaxIndent = 40;
+    if (depth <= kMaxIndent) return std::string(size_t(depth) * 2, ' ');
+    return std::string(size_t(kMaxIndent) * 2, ' ') + "[depth " + std::to_string(depth) + "] ";
+  }
+
+  // One node of the JSON tree without its children, and the children still to visit.
+  struct Node {
+    json j;
+    std::vector<uint32_t> children;
+    size_t next = 0;
+  };
+
+  Node visit(uint32_t v) {
     const Variable& var = reg_.var(v);
     json j{{"variable", var.name}};
     auto value = res_.values.find(v);
@@ -286,11 +365,12 @@ class TreeWalker {
       j["location"] = reg_.location(var.span);
     }
     if (step && repeated) j["repeated"] = true;
+    std::vector<uint32_t> children;
     if (step && !repeated) {
       j["children"] = json::array();
-      for (uint32_t d : relation_value_deps(reg_.relation(step->relation))) j["children"].push_back(node(d));
+      children = relation_value_deps(reg_.relation(step->relation));
     }
-    return j;
+    return Node{std::move(j), std::move(children), 0};
   }
 
  private:
@@ -333,16 +413,16 @@ std::string trace_text(const Registry& reg, const Resolution& res, int max_depth
   std::string out;
   TreeWalker walker(reg, res);
   walker.limit_depth(max_depth);
-  walker.text(res.target, 0, out);
+  walker.text(res.target, out);
   return out;
 }
 
 std::string trace_json(const Registry& reg, const Resolution& res) {
   json j{{"target", reg.var(res.target).name}, {"complete", res.number.has_value()}};
-  j["tree"] = TreeWalker(reg, res).node(res.target);
+  j["tree"] = TreeWalker(reg, res).tree(res.target);
   j["missing"] = json::array();
   for (const auto& m : res.missing) j["missing"].push_back(missing_json(reg, m));
-  return j.dump(2);
+  return dump_deep(j);
 }
 
 // ---- stats

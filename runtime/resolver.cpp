@@ -182,25 +182,56 @@ const std::vector<uint32_t>& Resolver::value_deps(uint32_t relation) {
 // Whether expanding a variable can help: it reaches an assignment below, or everything below it is
 // computable (constants, relations without inputs). A subtree that does neither would only rename the
 // same unknowns, so its top variable is left as a symbol instead.
-Resolver::Potential Resolver::potential(uint32_t var) {
-  if (assignments_.count(var)) return {true, true};
-  if (reg_.var(var).is_constant) return {false, true};
-  if (potential_state_[var] == 1) return {false, false};  // on a cycle of selected relations
-  if (potential_state_[var] == 2) return potentials_[var];
-  Potential p;
-  const Selection& s = selection(var);
-  if (s.relation >= 0) {
-    potential_state_[var] = 1;
-    p.resolvable = true;
-    for (uint32_t d : value_deps(uint32_t(s.relation))) {
-      Potential c = potential(d);
-      p.reaches_assignment = p.reaches_assignment || c.reaches_assignment;
-      p.resolvable = p.resolvable && c.resolvable;
+Resolver::Potential Resolver::potential(uint32_t root) {
+  // Depth-first over the selected relations with an explicit stack: a chain of tens of thousands of
+  // relations must not exhaust the call stack.
+  auto settled = [&](uint32_t v) -> std::optional<Potential> {
+    if (assignments_.count(v)) return Potential{true, true};
+    if (reg_.var(v).is_constant) return Potential{false, true};
+    if (potential_state_[v] == 1) return Potential{false, false};  // on a cycle of selected relations
+    if (potential_state_[v] == 2) return potentials_[v];
+    return std::nullopt;
+  };
+  auto combine = [](Potential& into, const Potential& c) {
+    into.reaches_assignment = into.reaches_assignment || c.reaches_assignment;
+    into.resolvable = into.resolvable && c.resolvable;
+  };
+  if (auto p = settled(root)) return *p;
+  struct Frame {
+    uint32_t var;
+    const std::vector<uint32_t>* deps;  // null: no selected relation
+    size_t next;
+    Potential p;
+  };
+  std::vector<Frame> stack;
+  auto enter = [&](uint32_t v) {
+    Frame f{v, nullptr, 0, {}};
+    const Selection& s = selection(v);
+    if (s.relation >= 0) {
+      potential_state_[v] = 1;
+      f.p.resolvable = true;
+      f.deps = &value_deps(uint32_t(s.relation));
     }
+    stack.push_back(f);
+  };
+  enter(root);
+  Potential result;
+  while (!stack.empty()) {
+    Frame& top = stack.back();
+    if (top.deps && top.next < top.deps->size()) {
+      const uint32_t d = (*top.deps)[top.next++];
+      if (auto c = settled(d)) combine(top.p, *c);
+      else enter(d);  // invalidates `top`
+      continue;
+    }
+    potential_state_[top.var] = 2;
+    potentials_[top.var] = top.p;
+    const Potential done = top.p;
+    stack.pop_back();
+    if (stack.empty()) result = done;
+    else combine(stack.back().p, done);
   }
-  potential_state_[var] = 2;
-  potentials_[var] = p;
-  return p;
+  return result;
 }
 
 std::optional<GiNaC::ex> Resolver::known(uint32_t var) {
@@ -255,7 +286,7 @@ void Resolver::evaluate_cone(uint32_t target, std::vector<Step>* steps, std::vec
     try {
       GiNaC::ex x = evaluate_relation(uint32_t(s.relation));
       // An undefined operation that no piecewise guarded (1/0) fails this variable, as an error would.
-      if (sym::is_undefined(x)) throw std::domain_error("division by zero");
+      if (sym::is_undefined(x)) throw std::domain_error(sym::undefined_reason(x));
       values_[v] = x;
       if (steps) steps->push_back({v, uint32_t(s.relation), x, options_.explain ? s.reason : ""});
     } catch (const std::exception& e) {

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <unordered_set>
 
+#include <cln/float.h>
 #include <fmt/format.h>
 
 namespace gs::sym {
@@ -45,6 +46,74 @@ bool is_negative_number(const ex& e) { return GiNaC::is_a<numeric>(e) && GiNaC::
 const ex& undefined() {
   static const ex u = GiNaC::symbol("undefined");
   return u;
+}
+
+// Stands for a value beyond the range of a double. Like `undefined`, it may sit in an untaken branch.
+const ex& overflowed() {
+  static const ex u = GiNaC::symbol("overflow");
+  return u;
+}
+
+// Exact rationals are kept while their numerator and denominator fit this many bits; a double's range
+// ends near 2^1024, so this keeps every representable value exact while bounding the cost of one
+// operation (a power with a huge exponent would otherwise build a number of gigabytes: 2^(2^31)).
+constexpr long kMaxExactBits = 4096;
+
+long bit_size(const numeric& n) {
+  if (!n.is_rational()) return 0;
+  return std::max(GiNaC::numer(n).int_length(), GiNaC::denom(n).int_length());
+}
+
+// A real number as a double: ±inf past the double range (CLN reports that as an exception), 0 below it.
+double as_double(const numeric& n) {
+  try {
+    return n.to_double();
+  } catch (const cln::floating_point_overflow_exception&) {
+    return n.is_negative() ? -HUGE_VAL : HUGE_VAL;
+  } catch (const cln::floating_point_underflow_exception&) {
+    return 0.0;
+  }
+}
+
+// A double result back into the expression: `overflow` when it left the range, `undefined` when it is
+// not a real number (a negative base to a fractional power).
+ex from_double(double v) {
+  if (std::isnan(v)) return undefined();
+  if (!std::isfinite(v)) return overflowed();
+  return numeric(v);
+}
+
+// Keeps a numeric result within kMaxExactBits: a larger exact rational continues as a double.
+ex bounded(const ex& r) {
+  if (!GiNaC::is_a<numeric>(r)) return r;
+  const numeric& n = GiNaC::ex_to<numeric>(r);
+  if (!n.is_real()) return r;
+  if (!n.is_rational()) return std::isfinite(as_double(n)) ? r : overflowed();
+  return bit_size(n) <= kMaxExactBits ? r : from_double(as_double(n));
+}
+
+// a^b. Exactly when the result's size is bounded (|b| * bits(a) <= kMaxExactBits); in doubles otherwise,
+// so `2^(2^31)` is an overflow at once rather than a 256 MB integer.
+ex power(const ex& a, const ex& b) {
+  if (is_exact_zero(a) && is_negative_number(b)) return undefined();
+  if (!GiNaC::is_a<numeric>(a) || !GiNaC::is_a<numeric>(b)) return GiNaC::pow(a, b);
+  const numeric &x = GiNaC::ex_to<numeric>(a), &y = GiNaC::ex_to<numeric>(b);
+  if (!x.is_real() || !y.is_real()) return GiNaC::pow(a, b);
+  const double dy = as_double(y);
+  if (x.is_rational() && y.is_rational() && std::fabs(dy) * double(std::max<long>(bit_size(x), 1)) <= double(kMaxExactBits))
+    return bounded(GiNaC::pow(a, b));
+  return from_double(std::pow(as_double(x), dy));
+}
+
+// One arithmetic step on numbers. CLN signals a float result past its range by an exception; that is
+// an overflow of this value, not an error of the model.
+template <class F>
+ex arithmetic(F f) {
+  try {
+    return bounded(f());
+  } catch (const cln::floating_point_overflow_exception&) {
+    return overflowed();
+  }
 }
 
 }  // namespace
@@ -231,12 +300,19 @@ std::optional<bool> decide(const ex& c) {
   return !d->is_negative();  // greater or equal
 }
 
-bool is_undefined(const ex& e) { return e.has(undefined()); }
+bool is_undefined(const ex& e) { return e.has(undefined()) || e.has(overflowed()); }
+
+std::string undefined_reason(const ex& e) {
+  if (e.has(overflowed())) return "a value exceeds the range of a double (about 1.8e308)";
+  return "division by zero";
+}
 
 std::optional<double> to_double(const ex& e) {
   auto n = real_value(e);
   if (!n) return std::nullopt;
-  return n->to_double();
+  const double d = as_double(*n);
+  if (!std::isfinite(d)) return std::nullopt;
+  return d;
 }
 
 ex relation(Op op, const ex& a, const ex& b) {
@@ -311,7 +387,11 @@ Built build(const Expr& e, const VarValue& value, Symbols& symbols, const std::v
         break;
       case Op::Neg: st.push_back(-pop()); break;
       case Op::Not: st.push_back(gs_not(pop())); break;
-      case Op::Call: st.push_back(call(static_cast<Func>(n.index), pop_n(n.count))); break;
+      case Op::Call: {
+        auto args = pop_n(n.count);
+        st.push_back(arithmetic([&] { return call(static_cast<Func>(n.index), args); }));
+        break;
+      }
       case Op::Piecewise: {
         auto args = pop_n(n.count);
         ex acc = args.back();
@@ -322,13 +402,13 @@ Built build(const Expr& e, const VarValue& value, Symbols& symbols, const std::v
       default: {
         ex b = pop(), a = pop();
         switch (n.op) {
-          case Op::Add: st.push_back(a + b); break;
-          case Op::Sub: st.push_back(a - b); break;
-          case Op::Mul: st.push_back(a * b); break;
+          case Op::Add: st.push_back(arithmetic([&] { return a + b; })); break;
+          case Op::Sub: st.push_back(arithmetic([&] { return a - b; })); break;
+          case Op::Mul: st.push_back(arithmetic([&] { return a * b; })); break;
           // A division by an exact zero is not an error while it may sit in a piecewise branch that is
           // not taken; it becomes the `undefined` symbol, which never resolves to a number.
-          case Op::Div: st.push_back(is_exact_zero(b) ? undefined() : a / b); break;
-          case Op::Pow: st.push_back(is_exact_zero(a) && is_negative_number(b) ? undefined() : GiNaC::pow(a, b)); break;
+          case Op::Div: st.push_back(is_exact_zero(b) ? undefined() : arithmetic([&] { return a / b; })); break;
+          case Op::Pow: st.push_back(arithmetic([&] { return power(a, b); })); break;
           case Op::And: st.push_back(gs_and(a, b)); break;
           case Op::Or: st.push_back(gs_or(a, b)); break;
           default: st.push_back(relation(n.op, a, b)); break;
@@ -339,8 +419,8 @@ Built build(const Expr& e, const VarValue& value, Symbols& symbols, const std::v
   if (st.size() != 1) throw std::runtime_error("malformed expression");
   Built out{st.back(), has_symbols(st.back())};
   if (!out.symbolic && !GiNaC::is_a<numeric>(out.value)) {
-    ex f = out.value.evalf();
-    if (GiNaC::is_a<numeric>(f)) out.value = f;
+    ex f = arithmetic([&] { return out.value.evalf(); });
+    if (GiNaC::is_a<numeric>(f) || is_undefined(f)) out.value = f;
   }
   return out;
 }

@@ -69,7 +69,11 @@ bool has_symbols(const GiNaC::ex& e);
 
 // True when the value depends on an undefined operation (a division by an exact zero) that no piecewise
 // branch guarded.
+// Also true for a value past the range of a double (an overflow), which is evaluated in doubles rather
+// than exactly once exact numbers would grow past a few thousand bits.
 bool is_undefined(const GiNaC::ex& e);
+// Why an undefined value has no number: "division by zero" or an overflow.
+std::string undefined_reason(const GiNaC::ex& e);
 
 // Printable form with numbers shown as decimals. The term order is GiNaC's and may differ between runs.
 std::string to_string(const GiNaC::ex& e);

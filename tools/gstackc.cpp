@@ -6,7 +6,9 @@
 // Exit status: 0 clean, 1 model errors (fmt --check: files that would change), 2 bad usage or unreadable
 // input (fmt: also a file that does not parse).
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "compiler/compile.h"
 #include "tools/cli_extras.h"
@@ -57,6 +59,24 @@ int run_fmt(const std::vector<std::string>& paths, bool check) {
   return check && changed ? 1 : 0;
 }
 
+// Why `output` must not be written, if it must not: it is one of the model's own files, or an existing
+// file that is not a registry image (a typo in -o must never replace a source, a preset or a document).
+std::optional<std::string> output_refusal(const std::string& output, const std::vector<std::string>& paths) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  gs::compiler::Diagnostics ignored;  // unreadable inputs are reported by the compile itself
+  std::vector<std::string> inputs = gs::compiler::expand_paths(paths, ignored);
+  inputs.insert(inputs.end(), paths.begin(), paths.end());
+  for (const auto& in : inputs)
+    if (fs::equivalent(output, in, ec))
+      return "refusing to write the image to '" + output + "': it is an input of this compile (" + in +
+             "); choose another output file, e.g. model.gsimg";
+  if (fs::is_directory(output, ec)) return "cannot write the image to '" + output + "': it is a directory";
+  if (fs::exists(output, ec) && !gs::starts_like_image(output))
+    return "refusing to replace '" + output + "': it exists and is not a registry image; remove it first or choose another output file";
+  return std::nullopt;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -99,6 +119,11 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (fmt->parsed()) return run_fmt(paths, fmt_check);
+  if (compile->parsed())
+    if (auto refusal = output_refusal(output, paths)) {
+      std::cerr << "gstackc: " << *refusal << "\n";
+      return 2;
+    }
   auto result = gs::compiler::compile_paths(paths);
   int status = report(result, json);
   if (status != 0 || !compile->parsed()) {

@@ -2,7 +2,7 @@
 # gstackc's command-line contract: exit statuses, the --json shape, and byte-identical images.
 #   cli_check.sh GSTACKC CHECK WORKDIR
 # CHECK is one of: json, json-clean, unreadable, empty-dir, usage, clean, no-image-on-error,
-# deterministic, coverage. Runs from this directory so paths in messages are relative and stable.
+# deterministic, coverage, output-is-input, special-files, limits. Runs from this directory so paths in messages are relative and stable.
 set -uo pipefail
 gstackc=$1
 check=$2
@@ -36,7 +36,8 @@ case "$check" in
     ;;
   unreadable)
     expect 2 "$gstackc" check "${prelude[@]}" no_such_file.gstack
-    [ "$err" = "no_such_file.gstack: error[E-READ]: cannot read file" ] || fail "stderr: $err"
+    [ "$err" = "no_such_file.gstack: error[E-READ]: cannot read file: no such file
+  hint: check the path" ] || fail "stderr: $err"
     expect 2 "$gstackc" compile no_such_file.gstack -o "$work/x.gsimg"
     [ ! -e "$work/x.gsimg" ] || fail "an image was written"
     ;;
@@ -76,6 +77,51 @@ case "$check" in
       grep -qF "error[$code]" ./*.expected || grep -qF "error[$code]" "$0" || missing+=("$code")
     done
     [ ${#missing[@]} -eq 0 ] || fail "no case in tests/diagnostics produces: ${missing[*]}"
+    ;;
+  output-is-input)
+    # An image never replaces a model file: not an input of the compile, not any existing non-image file.
+    cp 02_unknown_name.gstack "$work/a.gstack"
+    printf 'system diag\n' > "$work/ok.gstack"
+    before=$(sha256sum "$work/ok.gstack")
+    expect 2 "$gstackc" compile "$work/ok.gstack" -o "$work/ok.gstack"
+    [[ "$err" == *"refusing to write the image to '$work/ok.gstack': it is an input of this compile"* ]] || fail "stderr: $err"
+    [ "$(sha256sum "$work/ok.gstack")" = "$before" ] || fail "the source was replaced"
+    expect 2 "$gstackc" compile "$work" -o "$work/ok.gstack"
+    expect 2 "$gstackc" compile "$work/ok.gstack" -o "$work/a.gstack"
+    [[ "$err" == *"it exists and is not a registry image"* ]] || fail "stderr: $err"
+    cmp -s 02_unknown_name.gstack "$work/a.gstack" || fail "a non-image file was replaced"
+    rm -f "$work/ok.gsimg"
+    expect 0 "$gstackc" compile "$work/ok.gstack" -o "$work/ok.gsimg"
+    expect 0 "$gstackc" compile "$work/ok.gstack" -o "$work/ok.gsimg"  # an image may be replaced
+    ;;
+  special-files)
+    # Devices, FIFOs, binary and oversized files end in a clear E-READ and exit 2, never a hang or abort.
+    expect 2 timeout 20 "$gstackc" check /dev/zero
+    [ "$err" = "/dev/zero: error[E-READ]: is not a regular file (a device, FIFO or socket)
+  hint: give the path of a .gstack file" ] || fail "stderr: $err"
+    rm -f "$work/fifo.gstack" && mkfifo "$work/fifo.gstack"
+    expect 2 timeout 20 "$gstackc" check "$work/fifo.gstack"
+    [[ "$err" == *"error[E-READ]: is not a regular file"* ]] || fail "stderr: $err"
+    expect 2 timeout 20 "$gstackc" check "$work"
+    [[ "$err" == *"fifo.gstack: error[E-READ]: is not a regular file"* ]] || fail "a FIFO inside a directory: $err"
+    rm -f "$work/fifo.gstack"
+    head -c 4096 /bin/sh > "$work/binary.gstack"
+    expect 2 "$gstackc" check "$work/binary.gstack"
+    [[ "$err" == *"error[E-READ]: this is a binary file (it contains NUL bytes)"* ]] || fail "stderr: $err"
+    truncate -s 9M "$work/huge.gstack"
+    expect 2 "$gstackc" check "$work/huge.gstack"
+    [[ "$err" == *"error[E-READ]: file is too large (9437184 bytes; the limit is 8 MiB)"* ]] || fail "stderr: $err"
+    rm -f "$work/binary.gstack" "$work/huge.gstack"
+    ;;
+  limits)
+    # Token and declaration limits: error[E-TOO-LARGE] with the limit in the message, quickly.
+    python3 -c 'import sys; sys.stdout.write("system diag\n" + "x " * 1000001)' > "$work/tokens.gstack"
+    expect 1 timeout 60 "$gstackc" check "$work/tokens.gstack"
+    [[ "$err" == *"error[E-TOO-LARGE]: this file has more than 1000000 tokens"* ]] || fail "stderr: $err"
+    python3 -c 'import sys; sys.stdout.write("system diag\n" + "".join("dimension d%d\n" % i for i in range(200001)))' > "$work/decls.gstack"
+    expect 1 timeout 120 "$gstackc" check "$work/decls.gstack"
+    [[ "$err" == *"error[E-TOO-LARGE]: the model has 200001 declarations; the limit is 200000"* ]] || fail "stderr: $err"
+    rm -f "$work/tokens.gstack" "$work/decls.gstack"
     ;;
   *)
     echo "unknown check '$check'" >&2

@@ -183,5 +183,26 @@ TEST_CASE("unreadable paths are reported as such") {
   CHECK(r.unreadable_input);
   REQUIRE(r.diagnostics.all().size() == 1);
   CHECK(r.diagnostics.all()[0].code == "E-READ");
-  CHECK(r.diagnostics.all()[0].message == "cannot read file");
+  CHECK(r.diagnostics.all()[0].message == "cannot read file: no such file");
+}
+
+TEST_CASE("special files are refused before they are read") {
+  // /dev/zero would never end; a directory named as a file is not a source; neither aborts.
+  auto r = compiler::read_source("/dev/zero", 1 << 20);
+  CHECK_FALSE(r.text.has_value());
+  CHECK(r.error == "is not a regular file (a device, FIFO or socket)");
+  r = compiler::read_source(GSTACK_SOURCE_DIR "/model", 1 << 20);
+  CHECK(r.error == "is a directory, not a .gstack file");
+  r = compiler::read_source(GSTACK_SOURCE_DIR "/model/00_units.gstack", 100);
+  CHECK(r.error.rfind("file is too large", 0) == 0);
+  r = compiler::read_source(GSTACK_SOURCE_DIR "/model/00_units.gstack", 1 << 20);
+  REQUIRE(r.text.has_value());
+  CHECK(r.text->rfind("///", 0) == 0);
+}
+
+TEST_CASE("only the first syntax error of a file is reported") {
+  auto r = compiler::compile_sources({compiler::SourceFile::from_text("a.gstack", "system a\nvar a.x m \"x\"\nvar a.y : : \"y\"\n$ $ $\n")});
+  REQUIRE(r.diagnostics.all().size() == 1);
+  CHECK(r.diagnostics.all()[0].line == 2);
+  CHECK(r.diagnostics.all()[0].message == "unexpected name 'm'; expected ':'");
 }

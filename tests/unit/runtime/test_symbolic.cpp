@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <limits>
 
 #include "runtime/symbolic.h"
@@ -122,4 +123,44 @@ TEST_CASE("symbolic: formulas print with decimals and readable signs") {
   CHECK(s.find("+ -") == std::string::npos);
   CHECK(sym::to_string(numeric(3, 20)) == "0.15");
   CHECK(sym::to_string(numeric(72)) == "72");
+}
+
+TEST_CASE("symbolic: a power whose exact value would be huge is evaluated in doubles and overflows") {
+  Fixture f;
+  // 2^(2^31) has 2^31 bits exactly; in doubles it is past the range at once.
+  auto r = f.run({num(2), num(2147483648.0), op(Op::Pow)});
+  CHECK(sym::is_undefined(r.value));
+  CHECK(sym::undefined_reason(r.value).find("range of a double") != std::string::npos);
+  CHECK_FALSE(sym::to_double(r.value).has_value());
+  // A large exponent with a result in range: 1.0000001^(1e7) = e^(0.99999995...) in doubles.
+  r = f.run({num(1.0000001), num(1e7), op(Op::Pow)});
+  REQUIRE(sym::to_double(r.value).has_value());
+  CHECK(*sym::to_double(r.value) == doctest::Approx(std::pow(1.0000001, 1e7)).epsilon(1e-12));
+  // Small powers stay exact rationals.
+  r = f.run({num(2), num(100), op(Op::Pow)});
+  CHECK(r.value.is_equal(GiNaC::pow(numeric(2), 100)));
+  r = f.run({num(0.5), num(3), op(Op::Pow)});
+  CHECK(r.value.is_equal(numeric(1, 8)));
+}
+
+TEST_CASE("symbolic: repeated squaring stays bounded and overflow is reported, not hung") {
+  Fixture f;
+  f.values[0] = sym::number(3);
+  // x^2^2^... : each step doubles the exact size; past 4096 bits the value continues as a double.
+  ex x = sym::number(3);
+  for (int i = 0; i < 40; ++i) {
+    f.values[0] = x;
+    x = f.run({var(0), var(0), op(Op::Mul)}).value;
+    if (sym::is_undefined(x)) break;
+  }
+  CHECK(sym::is_undefined(x));
+  CHECK(sym::undefined_reason(x).find("range of a double") != std::string::npos);
+}
+
+TEST_CASE("symbolic: an overflow in an untaken piecewise branch does not fail the value") {
+  Fixture f;
+  // piecewise { 2^(2^31) if 1 < 0; 7 otherwise }
+  auto r = f.run({num(2), num(2147483648.0), op(Op::Pow), num(1), num(0), op(Op::Lt), num(7), {Op::Piecewise, 0, 3}});
+  REQUIRE(sym::to_double(r.value).has_value());
+  CHECK(*sym::to_double(r.value) == 7.0);
 }

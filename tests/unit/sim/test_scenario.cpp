@@ -71,3 +71,14 @@ TEST_CASE("inputs_from_values is the boundary a resolver will fill") {
   CHECK_THROWS_WITH(inputs_from_values(v), doctest::Contains("'made.up' is not a simulator input"));
   CHECK_THROWS_WITH(inputs_from_values(v), doctest::Contains("whole number of tokens"));
 }
+
+TEST_CASE("scenario: a float where an integer belongs is a message, not undefined behaviour") {
+  // Found by fuzz_scenario: toml++ casts 2.024e83 to int64 when asked for an integer value.
+  std::string message;
+  try {
+    (void)parse("seed = 20240e79\n");
+  } catch (const std::invalid_argument& e) {
+    message = e.what();
+  }
+  CHECK(message.find("'seed' must be an integer") != std::string::npos);
+}
