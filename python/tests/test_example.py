@@ -11,7 +11,7 @@ def test_quickstart_example_runs():
                        text=True, cwd=ROOT, env=os.environ.copy(), timeout=300)
     assert p.returncode == 0, p.stderr
     lines = p.stdout.splitlines()
-    assert lines[0].startswith("econ.cost.per_token = ") and lines[0].endswith("USD/token")
+    assert lines[0].startswith("econ.cost.per_token = ") and lines[0].endswith("USD/Mtoken")  # display units: per million tokens
     assert any(l.startswith("sweep: 200 points; each extra 0.01 USD/kWh adds ") for l in lines)
     assert any(l.startswith("uncertainty: median ") for l in lines)
     assert any(l.startswith("sensitivity: ") for l in lines)

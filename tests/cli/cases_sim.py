@@ -87,17 +87,20 @@ def simulate_writes_a_timeline_atomically(cli):
         check(lines[0] == "record,t_s,kind,subject,detail,site,it_w,nodes_in_jobs,nodes_spare,nodes_down", lines[0])
         check(any(l.startswith("event,") and ",failure," in l for l in lines), "failures recorded")
         check(any(l.startswith("utilisation,") for l in lines), "utilisation recorded")
-        # A planted symlink is replaced, never followed.
+        # A planted symlink is refused (exit 2), never followed: every writer shares image/atomic_file.
         victim = os.path.join(d, "victim.txt")
         with open(victim, "w") as f:
             f.write("keep")
         link = os.path.join(d, "run.jsonl")
         os.symlink(victim, link)
-        cli.run("simulate", SIM, "--timeline", link, image=None)
+        _, err = cli.run("simulate", SIM, "--timeline", link, image=None, expect=2)
+        contains(err, "symbolic link")
         with open(victim) as f:
             check(f.read() == "keep", "the symlink's target is untouched")
-        check(not os.path.islink(link), "the link was replaced by the file")
-        with open(link) as f:
+        check(os.path.islink(link), "the link is left as it was")
+        jsonl = os.path.join(d, "run2.jsonl")
+        cli.run("simulate", SIM, "--timeline", jsonl, image=None)
+        with open(jsonl) as f:
             first = json.loads(f.readline())
         check(first["record"] == "event" and first["kind"] == "phase", f"first JSONL row {first}")
     _, err = cli.run("simulate", SIM, "--timeline", "x.csv", "--replicas", "2", image=None, expect=2)

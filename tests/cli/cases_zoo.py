@@ -82,7 +82,7 @@ def unknown_workload_is_bad_input(cli):
     contains(err, "unknown workload 'mixtral-8x7'", "mixtral_8x7b")
 
 
-MOE_RUN = ("--preset", "default", "--workload", "mixtral-8x7b", "--preset", "software/moe_grouped_gemm",
+MOE_RUN = ("--preset", "default", "--workload", "mixtral-8x7b", "--preset", "packs/run_activity_estimates", "--preset", "software/moe_grouped_gemm",
            "--assign", "arch.seq_len=4096 token", "--assign", "par.ep=8", "--assign", "arch.n_layers=32")
 
 
