@@ -1,4 +1,5 @@
 #include "runtime/format.h"
+#include "runtime/toml_file.h"
 
 #include <array>
 #include <atomic>
@@ -62,13 +63,6 @@ struct Row {
   std::vector<std::string> ladder, keep;
 };
 
-std::vector<std::string> strings(const toml::node* n) {
-  std::vector<std::string> out;
-  if (const toml::array* a = n ? n->as_array() : nullptr)
-    for (const auto& item : *a)
-      if (auto s = item.value<std::string>()) out.push_back(*s);
-  return out;
-}
 
 // Parsed once; a malformed table (a build-time data error, caught by display_table_problems in the tests)
 // leaves no rows, so text falls back to declared units rather than failing.
@@ -84,7 +78,7 @@ const std::vector<Row>& rows() {
     if (const toml::array* a = doc["dimension"].as_array())
       for (const auto& node : *a)
         if (const toml::table* t = node.as_table())
-          out.push_back({(*t)["of"].value_or(std::string()), strings(t->get("ladder")), strings(t->get("keep"))});
+          out.push_back({(*t)["of"].value_or(std::string()), toml_strings(t->get("ladder")), toml_strings(t->get("keep"))});
     return out;
   }();
   return table;

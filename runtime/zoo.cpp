@@ -1,4 +1,5 @@
 #include "runtime/zoo.h"
+#include "runtime/toml_file.h"
 
 #include <algorithm>
 #include <cmath>
@@ -76,13 +77,6 @@ const json* lookup(const json& config, const std::string& key) {
   return nullptr;
 }
 
-std::vector<std::string> strings(const toml::node* n) {
-  std::vector<std::string> out;
-  if (const toml::array* a = n ? n->as_array() : nullptr)
-    for (const auto& item : *a)
-      if (auto s = item.value<std::string>()) out.push_back(*s);
-  return out;
-}
 
 std::string number_text(double x) {
   std::ostringstream s;
@@ -127,16 +121,10 @@ ImportResult import_hf_config(const std::string& json_text, const std::string& j
   }
   if (!config.is_object()) throw PresetError(json_path + ":1:1: expected a JSON object (a Hugging Face config.json)");
 
-  toml::table map;
-  try {
-    map = toml::parse_file(map_path);
-  } catch (const toml::parse_error& e) {
-    throw PresetError(map_path + ":" + std::to_string(e.source().begin.line) + ":" + std::to_string(e.source().begin.column) +
-                      ": " + std::string(e.description()));
-  }
+  const toml::table map = read_toml_file(map_path);
 
   ImportResult r;
-  for (const auto& key : strings(map.get("experts_keys")))
+  for (const auto& key : toml_strings(map.get("experts_keys")))
     if (const json* v = lookup(config, key); v && v->is_number() && v->get<double>() > 0) r.moe = true;
   const std::string mla_key = map["mla_key"].value_or(std::string());
   if (const json* v = mla_key.empty() ? nullptr : lookup(config, mla_key); v && v->is_number()) r.mla = true;
@@ -157,7 +145,7 @@ ImportResult import_hf_config(const std::string& json_text, const std::string& j
     if ((*f)["moe"].value_or(false) && !r.moe) continue;
     if ((*f)["mla"].value_or(false) && !r.mla) continue;
     bool found = false;
-    for (const auto& key : strings(f->get("keys"))) {
+    for (const auto& key : toml_strings(f->get("keys"))) {
       const json* v = lookup(config, key);
       if (!v) continue;
       if (v->is_null() && (*f)["null_is_zero"].value_or(false)) {

@@ -13,6 +13,7 @@
 #include "runtime/resolver.h"
 #include "runtime/validate/mapping.h"
 #include "runtime/validate/runs.h"
+#include "runtime/toml_file.h"
 
 namespace gs::estimate {
 
@@ -58,12 +59,7 @@ std::vector<std::string> string_list(const toml::table& t, const std::string& ke
 EstimateData load_data(const std::string& presets_dir) {
   EstimateData d;
   d.path = data_path(presets_dir);
-  toml::table doc;
-  try {
-    doc = toml::parse_file(d.path);
-  } catch (const toml::parse_error& e) {
-    throw PresetError(d.path + ":" + std::to_string(e.source().begin.line) + ": " + std::string(e.description()));
-  }
+  const toml::table doc = read_toml_file(d.path);
   d.base = required_string(doc, "base", d.path);
   const toml::table* in = doc["inputs"].as_table();
   if (!in) throw PresetError(d.path + ": missing the [inputs] table");

@@ -9,6 +9,7 @@
 #include "runtime/presets.h"
 #include "runtime/resolver.h"
 #include "runtime/uq/cone_builder.h"
+#include "runtime/toml_file.h"
 
 namespace gs::sim {
 namespace {
@@ -42,13 +43,7 @@ ServingEngine ServingModelTables::engine(uint32_t max_batch) const {
 
 ServingModelTables serving_tables_from_model(const Registry& reg, const ScenarioPoint& scenario, const std::string& path,
                                              uint32_t max_batch, uint32_t max_prompt) {
-  toml::table doc;
-  try {
-    doc = toml::parse_file(path);
-  } catch (const toml::parse_error& e) {
-    throw PresetError(path + ":" + std::to_string(e.source().begin.line) + ":" + std::to_string(e.source().begin.column) +
-                      ": malformed TOML: " + std::string(e.description()));
-  }
+  const toml::table doc = read_toml_file(path);
   const uint32_t batch = binding_var(reg, doc, "vary", "batch", path), prompt = binding_var(reg, doc, "vary", "prompt_tokens", path);
   const std::vector<uint32_t> targets = {binding_var(reg, doc, "outputs", "decode_step", path), binding_var(reg, doc, "outputs", "prefill", path),
                                          binding_var(reg, doc, "outputs", "kv_capacity_tokens", path),

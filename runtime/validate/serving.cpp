@@ -9,6 +9,7 @@
 #include "runtime/resolver.h"
 #include "runtime/validate/csv.h"
 #include "runtime/validate/validate.h"
+#include "runtime/toml_file.h"
 
 namespace gs::validate {
 namespace {
@@ -23,20 +24,14 @@ std::string need_text(const toml::table& t, const char* key, const std::string& 
 }
 
 std::string row_presets_dir(const std::string& path) {
-  toml::table doc = toml::parse_file(path);
+  const toml::table doc = read_toml_file(path);
   return need_text(doc, "row_presets", path);
 }
 
 }  // namespace
 
 std::vector<ServingComparison> load_serving_comparisons(const Registry& reg, const std::string& path) {
-  toml::table doc;
-  try {
-    doc = toml::parse_file(path);
-  } catch (const toml::parse_error& e) {
-    throw PresetError(path + ":" + std::to_string(e.source().begin.line) + ":" + std::to_string(e.source().begin.column) +
-                      ": malformed TOML: " + std::string(e.description()));
-  }
+  const toml::table doc = read_toml_file(path);
   std::vector<ServingComparison> out;
   const toml::array* list = doc["comparison"].as_array();
   if (!list || list->empty()) throw PresetError(path + ": needs [[comparison]] tables");

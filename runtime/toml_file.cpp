@@ -1,0 +1,28 @@
+#include "runtime/toml_file.h"
+
+#include <filesystem>
+
+#include "runtime/presets.h"
+
+namespace gs {
+
+toml::table read_toml_file(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) throw PresetError(path + ": cannot read the file (missing, or not a regular file)");
+  try {
+    return toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    throw PresetError(path + ":" + std::to_string(e.source().begin.line) + ":" + std::to_string(e.source().begin.column) +
+                      ": malformed TOML: " + std::string(e.description()) + "; hint: check the TOML syntax at that position");
+  }
+}
+
+std::vector<std::string> toml_strings(const toml::node* n) {
+  std::vector<std::string> out;
+  if (const toml::array* a = n ? n->as_array() : nullptr)
+    for (const auto& item : *a)
+      if (auto s = item.value<std::string>()) out.push_back(*s);
+  return out;
+}
+
+}  // namespace gs
