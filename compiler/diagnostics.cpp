@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "image/escape.h"
+
 namespace gs::compiler {
 
 SourceFile SourceFile::from_text(std::string path, std::string text) {
@@ -47,20 +49,8 @@ bool Diagnostics::has_errors() const {
 
 namespace {
 
-// Text from a file or a path can hold control characters (an escape sequence would drive the terminal):
-// each is shown as \xNN. Tabs stay, so the caret line still lines up.
-std::string escaped(const std::string& s) {
-  std::string out;
-  for (unsigned char c : s) {
-    if ((c < 0x20 && c != '\t') || c == 0x7F) {
-      static const char* digits = "0123456789ABCDEF";
-      out += "\\x", out += digits[c >> 4], out += digits[c & 15];
-    } else {
-      out += char(c);
-    }
-  }
-  return out;
-}
+// Paths and messages can hold control characters: shown as \xNN (tabs stay, so the caret lines up).
+std::string escaped(const std::string& s) { return escape_control(s); }
 
 // The source line under a message: control characters become the one-column Unicode "control
 // pictures" (U+2400 + code) rather than escapes, so the caret below stays in its column.

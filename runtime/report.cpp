@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "image/escape.h"
 #include "runtime/format.h"
 #include "runtime/graph.h"
 #include "runtime/headline.h"
@@ -17,6 +18,10 @@ namespace gs {
 using json = nlohmann::ordered_json;
 
 namespace {
+
+// An [expected] value is met when the model reproduces it to this relative difference (presets state
+// expected values to the digits their sources give, so a looser tolerance belongs in the preset's value).
+constexpr double kExpectedTolerance = 1e-9;
 
 // ---- shared pieces
 
@@ -522,7 +527,11 @@ ScenarioReport scenario_report(const Registry& reg, const Preset& preset,
     TargetReport t{label, var, "ok", resolver.resolve(var)};
     // A value that is not a real number with nothing missing (a complex result) is an issue of its own.
     const bool odd_value = !t.resolution.number && t.resolution.missing.empty();
-    size_t issues = t.resolution.missing.size() + t.resolution.violations() + (odd_value ? 1 : 0);
+    // A value the preset states as [expected] and the model does not reproduce is an issue too.
+    const auto e = preset.expected.find(var);
+    const bool unmet = e != preset.expected.end() && t.resolution.number &&
+                       relative_difference(*t.resolution.number, e->second) > kExpectedTolerance;
+    size_t issues = t.resolution.missing.size() + t.resolution.violations() + (odd_value ? 1 : 0) + (unmet ? 1 : 0);
     if (issues) t.status = "issues", rep.status = "issues";
     rep.issue_count += issues;
     rep.targets.push_back(std::move(t));
@@ -534,7 +543,7 @@ ScenarioReport scenario_report(const Registry& reg, const Preset& preset,
 std::string scenario_text(const Registry& reg, const ScenarioReport& rep, const ScenarioView& view) {
   const Preset& p = rep.preset;
   std::string out = "Scenario report: " + p.name + "\n";
-  if (!p.description.empty()) out += "  description : " + p.description + "\n";
+  if (!p.description.empty()) out += "  description : " + escape_control(p.description) + "\n";
   out += "  source      : " + (p.source.empty() ? std::string("(none given)") : p.source) + "\n";
   if (p.layers.size() > 1) {
     std::string layers;
@@ -543,7 +552,7 @@ std::string scenario_text(const Registry& reg, const ScenarioReport& rep, const 
   }
   out += fmt::format("  assignments : {} (overrides of a relation: {})\n", p.assignments.size(), rep.overrides.size());
   out += fmt::format("  variants    : {}\n", p.variants.size());
-  for (const auto& n : p.notes) out += "  note        : " + n + "\n";
+  for (const auto& n : p.notes) out += "  note        : " + escape_control(n) + "\n";
   out += "\ntargets:\n";
   size_t width = 0;
   for (const auto& t : rep.targets) width = std::max(width, t.label.size());
@@ -553,7 +562,7 @@ std::string scenario_text(const Registry& reg, const ScenarioReport& rep, const 
     line += r.number ? format_quantity(reg.units(), reg.var(t.var), *r.number) : sym::to_string(r.value);
     if (!r.missing.empty()) line += fmt::format("  (missing {})", r.missing.size());
     if (r.violations()) line += fmt::format("  (violations {})", r.violations());
-    if (auto e = p.expected.find(t.var); e != p.expected.end() && r.number && relative_difference(*r.number, e->second) > 1e-9)
+    if (auto e = p.expected.find(t.var); e != p.expected.end() && r.number && relative_difference(*r.number, e->second) > kExpectedTolerance)
       line += "  [expected " + format_quantity(reg.units(), reg.var(t.var), e->second) + "]";
     out += line + "\n";
     if (view.details) {

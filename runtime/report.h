@@ -52,7 +52,7 @@ struct ScenarioReport {
   std::vector<TargetReport> targets;
   std::vector<Override> overrides;  // every assignment of the preset that pins a computable variable
   std::string status;               // ok when every target is
-  size_t issue_count = 0;           // missing inputs plus violations, over all targets
+  size_t issue_count = 0;           // missing inputs, violations and unmet [expected] values, over all targets
 };
 
 

@@ -36,6 +36,7 @@
 #include "image/atomic_file.h"
 #include "tools/cli_extras.h"
 #include "runtime/estimate/estimate.h"
+#include "image/escape.h"
 #include "runtime/api/session.h"
 #include "runtime/export.h"
 #include "runtime/format.h"
@@ -783,7 +784,7 @@ int main(int argc, char** argv) {
     return run_export(common, format, export_targets, cone, output);
   } catch (const std::exception& e) {
     // Every error that reaches here is about the input: the image, a preset, a name or a value.
-    std::cerr << "gpu-stack: error: " << e.what() << "\n";
+    std::cerr << "gpu-stack: error: " << gs::escape_control(e.what(), true) << "\n";
     return 2;
   }
 }
