@@ -8,18 +8,13 @@
 #include "runtime/resolver.h"
 #include "runtime/strategy/search.h"
 #include "runtime/strategy/space.h"
+#include "tests/unit/support/shipped_model.h"
 
 namespace {
 
-const gs::Registry& model() {
-  static gs::Registry reg = gs::Registry::load(std::string(GSTACK_BINARY_DIR) + "/model.gsimg");
-  return reg;
-}
+const gs::Registry& model() { return gs::testing::shipped_model(); }
 
-gs::ScenarioPoint scenario(const std::string& preset) {
-  gs::Preset p = gs::PresetLibrary(model(), std::string(GSTACK_SOURCE_DIR) + "/presets").load(preset);
-  return {p.assignments, p.variants, {}};
-}
+gs::ScenarioPoint scenario(const std::string& preset) { return gs::testing::preset_point(preset); }
 
 // The default scenario is Llama-3-70B-shaped (80 layers, 64 heads) on 2,048 GPUs with a 2,048-sequence
 // batch. tp in {8, 128} x pp in {3, 4} x recompute in {none, full}: 8 candidates. pp = 3 leaves

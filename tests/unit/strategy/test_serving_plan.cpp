@@ -10,18 +10,13 @@
 #include "runtime/resolver.h"
 #include "runtime/strategy/search.h"
 #include "runtime/strategy/space.h"
+#include "tests/unit/support/shipped_model.h"
 
 namespace {
 
-const gs::Registry& model() {
-  static gs::Registry reg = gs::Registry::load(std::string(GSTACK_BINARY_DIR) + "/model.gsimg");
-  return reg;
-}
+const gs::Registry& model() { return gs::testing::shipped_model(); }
 
-gs::ScenarioPoint scenario(const std::string& preset) {
-  gs::Preset p = gs::PresetLibrary(model(), std::string(GSTACK_SOURCE_DIR) + "/presets").load(preset);
-  return {p.assignments, p.variants, {}};
-}
+gs::ScenarioPoint scenario(const std::string& preset) { return gs::testing::preset_point(preset); }
 
 gs::strategy::StrategySpace serving_space() {
   return gs::strategy::load_strategy_space(model(), gs::strategy::serving_space_path(std::string(GSTACK_SOURCE_DIR) + "/presets"));

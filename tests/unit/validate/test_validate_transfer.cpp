@@ -17,20 +17,15 @@
 #include "runtime/validate/runs.h"
 #include "runtime/validate/search.h"
 #include "runtime/validate/validate.h"
+#include "tests/unit/support/shipped_model.h"
 
 using namespace gs::validate;
 
 namespace {
 
-const gs::Registry& model() {
-  static gs::Registry reg = gs::Registry::load(std::string(GSTACK_BINARY_DIR) + "/model.gsimg");
-  return reg;
-}
+const gs::Registry& model() { return gs::testing::shipped_model(); }
 
-const gs::PresetLibrary& presets() {
-  static gs::PresetLibrary lib(model(), std::string(GSTACK_SOURCE_DIR) + "/presets");
-  return lib;
-}
+const gs::PresetLibrary& presets() { return gs::testing::shipped_presets(); }
 
 const std::string kRuns = std::string(GSTACK_DATA_DIR) + "/runs/calibration-runs.csv";
 const std::string kSupplement = std::string(GSTACK_DATA_DIR) + "/runs/calibration-supplement.csv";
