@@ -13,6 +13,7 @@
 
 #include "image/suggest.h"
 #include "runtime/resolver.h"
+#include "image/text_file.h"
 
 namespace gs {
 
@@ -267,12 +268,14 @@ Preset PresetLibrary::load_layered(const std::string& name_or_path, const std::s
   std::string canonical = fs::weakly_canonical(path).string();
   if (std::find(stack.begin(), stack.end(), canonical) != stack.end())
     throw PresetError("preset '" + path + "' extends itself through a cycle of 'extends'");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw PresetError("cannot read preset file '" + path + "'");
-  std::ostringstream ss;
-  ss << in.rdbuf();
+  std::string text;
+  try {
+    text = read_text_file(path, "preset file");
+  } catch (const TextFileError& e) {
+    throw PresetError(e.what());
+  }
   stack.push_back(canonical);
-  Preset p = parse_layered(ss.str(), path, stack);
+  Preset p = parse_layered(text, path, stack);
   stack.pop_back();
   return p;
 }

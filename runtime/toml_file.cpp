@@ -1,16 +1,19 @@
 #include "runtime/toml_file.h"
 
-#include <filesystem>
-
+#include "image/text_file.h"
 #include "runtime/presets.h"
 
 namespace gs {
 
 toml::table read_toml_file(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) throw PresetError(path + ": cannot read the file (missing, or not a regular file)");
+  std::string text;
   try {
-    return toml::parse_file(path);
+    text = read_text_file(path, "data file");
+  } catch (const TextFileError& e) {
+    throw PresetError(e.what());
+  }
+  try {
+    return toml::parse(text, path);
   } catch (const toml::parse_error& e) {
     throw PresetError(path + ":" + std::to_string(e.source().begin.line) + ":" + std::to_string(e.source().begin.column) +
                       ": malformed TOML: " + std::string(e.description()) + "; hint: check the TOML syntax at that position");

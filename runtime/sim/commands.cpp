@@ -22,6 +22,7 @@
 #include "runtime/sim/report.h"
 #include "runtime/sim/scenario_toml.h"
 #include "runtime/sim/timeline.h"
+#include "image/text_file.h"
 
 namespace gs::sim {
 
@@ -134,11 +135,7 @@ int experiment_run_command(const ExperimentRunArgs& args, std::ostream& out, std
   Json scenario;
   try {
     p = research::load_frozen_protocol(args.experiments_dir, args.experiment);
-    std::ifstream in(args.scenario, std::ios::binary);
-    if (!in) throw std::runtime_error("cannot read scenario " + args.scenario);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    scenario = Json::parse(ss.str());
+    scenario = Json::parse(read_text_file(args.scenario, "scenario"));
   } catch (const std::exception& e) {
     err << "error: " << e.what() << "\n";
     return 2;

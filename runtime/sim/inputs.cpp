@@ -11,6 +11,7 @@
 #include <toml++/toml.h>
 
 #include "runtime/presets.h"
+#include "image/text_file.h"
 
 namespace gs::sim {
 
@@ -86,11 +87,13 @@ std::string model_inputs_path() { return PresetLibrary::default_dir() + "/sim/mo
 const std::vector<ModelVariable>& sim_model_variables() {
   static const std::vector<ModelVariable> vars = [] {
     std::string path = model_inputs_path();
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::invalid_argument("cannot read the simulator's model bindings " + path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return parse_model_inputs(ss.str(), path);
+    std::string text;
+    try {
+      text = read_text_file(path, "the simulator's model bindings");
+    } catch (const TextFileError& e) {
+      throw std::invalid_argument(e.what());
+    }
+    return parse_model_inputs(text, path);
   }();
   return vars;
 }

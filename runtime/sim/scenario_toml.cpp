@@ -1,4 +1,5 @@
 #include "runtime/sim/scenario_toml.h"
+#include "image/text_file.h"
 
 #include <cmath>
 #include <fstream>
@@ -477,11 +478,13 @@ Scenario parse_scenario_toml(const std::string& text, const gs::UnitTable& units
 }
 
 Scenario load_scenario_toml(const std::string& path, const gs::UnitTable& units, const ModelValues* from_model) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument("cannot read scenario " + path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_scenario_toml(ss.str(), units, path, from_model);
+  std::string text;
+  try {
+    text = read_text_file(path, "scenario");
+  } catch (const TextFileError& e) {
+    throw std::invalid_argument(e.what());
+  }
+  return parse_scenario_toml(text, units, path, from_model);
 }
 
 }  // namespace gs::sim

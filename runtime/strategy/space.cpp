@@ -7,6 +7,7 @@
 #include <toml++/toml.h>
 
 #include "runtime/presets.h"
+#include "image/text_file.h"
 
 namespace gs::strategy {
 namespace {
@@ -113,11 +114,13 @@ std::string serving_space_path(const std::string& presets_dir) {
 }
 
 StrategySpace load_strategy_space(const Registry& reg, const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw PresetError("cannot read the strategy space '" + path + "'");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse_strategy_space(reg, ss.str(), path);
+  std::string text;
+  try {
+    text = read_text_file(path, "strategy space");
+  } catch (const TextFileError& e) {
+    throw PresetError(e.what());
+  }
+  return parse_strategy_space(reg, text, path);
 }
 
 StrategySpace parse_strategy_space(const Registry& reg, const std::string& text, const std::string& path) {

@@ -9,6 +9,7 @@
 #include <toml++/toml.h>
 
 #include "runtime/validate/runs.h"
+#include "image/text_file.h"
 
 namespace gs::validate {
 namespace {
@@ -177,11 +178,13 @@ const MappingTable& mapping_table(const std::string& presets_dir) {
   auto it = cache.find(presets_dir);
   if (it != cache.end()) return it->second;
   const std::string path = (std::filesystem::path(presets_dir) / "validate" / "mapping.toml").string();
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw MappingError("cannot read the validate mapping '" + path + "'");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return cache.emplace(presets_dir, parse_mapping_table(ss.str(), path)).first->second;
+  std::string text;
+  try {
+    text = read_text_file(path, "validate mapping");
+  } catch (const TextFileError& e) {
+    throw MappingError(e.what());
+  }
+  return cache.emplace(presets_dir, parse_mapping_table(text, path)).first->second;
 }
 
 std::vector<std::string> default_runs_paths(const std::string& presets_dir) {
