@@ -256,10 +256,11 @@ std::vector<uint32_t> fit_variables(const Registry& reg, const std::vector<FitPa
   return vary;
 }
 
-SearchChoice scenario_for_fit(const Registry& reg, const PresetLibrary& lib, Engine& engine, const RunRow& r, const std::vector<FitParameter>& params) {
+SearchChoice scenario_for_fit(const Registry& reg, const PresetLibrary& lib, Engine& engine, const RunRow& r, const std::vector<FitParameter>& params,
+                              bool search) {
   SearchChoice out;
   out.scenario = map_row(reg, lib, r);
-  if (!out.scenario.unbuildable.empty() || out.scenario.unstated.empty()) return out;
+  if (!search || !out.scenario.unbuildable.empty() || out.scenario.unstated.empty()) return out;
   // Unstated settings are chosen with the parameters at their documented starts, not at any fitted
   // value, so the choice does not depend on the rows a fit is later tested on.
   RowScenario probe = out.scenario;

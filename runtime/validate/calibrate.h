@@ -88,7 +88,9 @@ std::vector<uint32_t> fit_variables(const Registry& reg, const std::vector<FitPa
 // The row's scenario for fitting, with the near-best spread: mapped, with unstated settings chosen by the
 // exhaustive search with the parameters at their documented starts (so the choice does not depend on
 // fitted values).
-SearchChoice scenario_for_fit(const Registry& reg, const PresetLibrary& lib, Engine& engine, const RunRow& r, const std::vector<FitParameter>& params);
+// `search` false keeps the defaults for unstated settings (micro-batch 1, no interleaving, no recomputation).
+SearchChoice scenario_for_fit(const Registry& reg, const PresetLibrary& lib, Engine& engine, const RunRow& r, const std::vector<FitParameter>& params,
+                              bool search = true);
 
 FitResult calibrate(const Registry& reg, const PresetLibrary& lib, const std::vector<RunRow>& rows,
                     const std::vector<FitParameter>& params);

@@ -75,10 +75,11 @@ nlohmann::ordered_json summary_json(const CvSummary& s) {
 }  // namespace
 
 CrossValidation cross_validate_families(const Registry& reg, const PresetLibrary& lib, const std::vector<RunRow>& rows, const std::string& runs,
-                                        const std::vector<FitParameter>& params) {
+                                        const std::vector<FitParameter>& params, bool search) {
   const MappingTable& M = mapping_table(lib.dir());
   CrossValidation cv;
   cv.runs = runs;
+  cv.searched = search;
   cv.parameters = params;
   cv.rows_read = rows.size();
   const std::vector<uint32_t> vary = fit_variables(reg, params);
@@ -88,7 +89,7 @@ CrossValidation cross_validate_families(const Registry& reg, const PresetLibrary
   std::vector<double> starts;
   for (const auto& p : params) starts.push_back(p.start);
   for (const auto& r : rows) {
-    SearchChoice s = scenario_for_fit(reg, lib, engine, r, params);
+    SearchChoice s = scenario_for_fit(reg, lib, engine, r, params, search);
     prepared.emplace_back();
     Prepared& p = prepared.back();
     p.row = engine.prepare(s.scenario, vary, extra);
@@ -161,7 +162,8 @@ std::string cross_validation_text(const CrossValidation& cv) {
   os << "Leave-one-family-out cross-validation: " << cv.runs << "\n";
   os << "  rows: " << cv.rows_read << " read, " << cv.rows_built << " built with a throughput comparison, " << cv.rows.size() << " predicted out of sample\n";
   os << "  each family is predicted with parameters fitted on the tier-A rows of all other families; the baseline is\n"
-     << "  tokens/s = mfu x peak x GPUs / (6N + 12 L d s) with mfu fitted on the same rows the same way\n\n";
+     << "  tokens/s = mfu x peak x GPUs / (6N + 12 L d s) with mfu fitted on the same rows the same way\n";
+  os << "  unstated settings: " << (cv.searched ? "chosen by search" : "defaults (micro-batch 1, no interleaving, no recomputation)") << "\n\n";
   os << "  " << pad("family", 48) << pad("n", 4) << pad("median", 8) << pad("mean", 8) << "| " << pad("MFU rule: median", 17) << pad("mean", 8)
      << pad("mfu", 7) << "| 90% coverage\n";
   auto line = [&](const std::string& name, const CvSummary& s) {
@@ -192,6 +194,7 @@ std::string cross_validation_text(const CrossValidation& cv) {
 std::string cross_validation_json(const CrossValidation& cv) {
   nlohmann::ordered_json j;
   j["runs"] = cv.runs;
+  j["unstated_settings"] = cv.searched ? "search" : "defaults";
   j["method"] = "leave-one-family-out: fit on the tier-A rows of every other source_group, predict every built row of the left-out one";
   j["ape_unit"] = "percent";
   j["rows_read"] = cv.rows_read;

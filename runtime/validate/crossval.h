@@ -47,10 +47,11 @@ struct CrossValidation {
   std::vector<CvRow> rows;
   CvSummary overall;
   size_t rows_read = 0, rows_built = 0;
+  bool searched = true;  // unstated settings chosen by search (else the defaults, `--no-search`)
 };
 
 CrossValidation cross_validate_families(const Registry& reg, const PresetLibrary& lib, const std::vector<RunRow>& rows, const std::string& runs,
-                                        const std::vector<FitParameter>& params);
+                                        const std::vector<FitParameter>& params, bool search = true);
 std::string cross_validation_text(const CrossValidation& cv);
 std::string cross_validation_json(const CrossValidation& cv);
 

@@ -288,7 +288,7 @@ int validate_command(const Registry& reg, const PresetLibrary& lib, const Valida
   std::string joined;
   for (const auto& p : paths) joined += (joined.empty() ? "" : " + ") + p;
   if (opt.cross_validate == "family") {
-    CrossValidation cv = cross_validate_families(reg, lib, rows, joined, default_fit_parameters(reg, lib));
+    CrossValidation cv = cross_validate_families(reg, lib, rows, joined, default_fit_parameters(reg, lib), opt.search);
     out << (opt.json ? cross_validation_json(cv) : cross_validation_text(cv));
     return 0;
   }
