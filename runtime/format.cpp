@@ -1,6 +1,7 @@
 #include "runtime/format.h"
 #include "runtime/toml_file.h"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cctype>
@@ -84,26 +85,36 @@ const std::vector<Row>& rows() {
   return table;
 }
 
-// The table's choice for `var`, or nothing when no row covers its dimension (or it keeps its own unit).
-std::optional<Displayed> quoted(const UnitTable& units, const Variable& var, double base_value) {
+}  // namespace
+
+std::vector<Rung> quoted_ladder(const UnitTable& units, const Variable& var) {
+  std::vector<Rung> out;
+  if (var.unit == "1") return out;
   for (const Row& row : rows()) {
     auto of = units.parse(row.of);
     if (!of || !(of->dim == var.dim)) continue;
     for (const auto& k : row.keep)
-      if (k == var.unit) return std::nullopt;
-    // The largest rung in which the magnitude is at least one; below the first rung, the first rung.
-    std::optional<std::pair<std::string, double>> first, best;
+      if (k == var.unit) return out;
     for (const auto& rung : row.ladder) {
       auto q = units.parse(rung);
-      if (!q || !(q->dim == var.dim)) continue;
-      if (!first || q->scale < first->second) first = {rung, q->scale};
-      if (std::fabs(base_value) >= q->scale && (!best || q->scale > best->second)) best = {rung, q->scale};
+      if (q && q->dim == var.dim) out.push_back({rung, q->scale});
     }
-    if (!first) return std::nullopt;
-    if (best) return Displayed{base_value / best->second, best->first};
-    return with_prefix(units, Displayed{base_value / first->second, first->first});
+    std::sort(out.begin(), out.end(), [](const Rung& a, const Rung& b) { return a.scale < b.scale; });
+    return out;
   }
-  return std::nullopt;
+  return out;
+}
+
+namespace {
+
+// The table's choice for `var`, or nothing when no row covers its dimension (or it keeps its own unit).
+std::optional<Displayed> quoted(const UnitTable& units, const Variable& var, double base_value) {
+  const std::vector<Rung> ladder = quoted_ladder(units, var);
+  if (ladder.empty()) return std::nullopt;
+  // The largest rung in which the magnitude is at least one; below the first rung, the first rung.
+  for (size_t i = ladder.size(); i-- > 0;)
+    if (std::fabs(base_value) >= ladder[i].scale) return Displayed{base_value / ladder[i].scale, ladder[i].unit};
+  return with_prefix(units, Displayed{base_value / ladder.front().scale, ladder.front().unit});
 }
 
 }  // namespace

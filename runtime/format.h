@@ -32,6 +32,15 @@ struct Displayed {
 Displayed display(const UnitTable& units, const Variable& var, double base_value);
 Displayed display(const UnitTable& units, const Variable& var, double base_value, DisplayStyle style);
 
+// The display-units table's rungs for `var`'s dimension, smallest first (one rung in base units each);
+// empty when no row covers the dimension or the variable keeps its declared unit. Text output shows a value
+// in the largest rung it reaches; the observatory's pages apply the same rule to these rungs.
+struct Rung {
+  std::string unit;
+  double scale = 1;
+};
+std::vector<Rung> quoted_ladder(const UnitTable& units, const Variable& var);
+
 // "5.2 kW"; just the number for dimensionless variables.
 std::string format_quantity(const UnitTable& units, const Variable& var, double base_value);
 

@@ -17,12 +17,14 @@
 #include "runtime/analysis/influence.h"
 #include "runtime/analysis/root_debt.h"
 #include "runtime/analysis/scenario.h"
+#include "runtime/format.h"
 #include "runtime/graph.h"
 #include "runtime/presets.h"
 #include "runtime/research/protocol.h"
 #include "runtime/research/store.h"
 #include "runtime/resolver.h"
 #include "runtime/sim/commands.h"
+#include "runtime/site/charts.h"
 #include "runtime/sim/experiments.h"
 #include "runtime/symbolic.h"
 #include "runtime/uq/commands.h"
@@ -148,6 +150,14 @@ json model_json(const Registry& reg, const std::string& image_path) {
               {"loc", reg.location(v.span)},
               {"defs", reg.definitions(id)}};
     if (v.is_constant) j["value"] = v.value;
+    // Units people quote (presets/display_units.toml): the page shows a value in the largest rung it
+    // reaches, and the SI form (`si`, the base unit) on hover.
+    j["si"] = reg.units().describe(v.dim);
+    if (auto ladder = quoted_ladder(reg.units(), v); !ladder.empty()) {
+      json rungs = json::array();
+      for (const auto& r : ladder) rungs.push_back(json::array({r.unit, r.scale}));
+      j["ladder"] = rungs;
+    }
     vars.push_back(std::move(j));
   }
   json rels = json::array();
@@ -706,6 +716,29 @@ namespace {
 // A file every exported site holds, so a later export knows the folder is a site it may replace whole.
 constexpr const char* kSiteMarker = ".gpu-stack-site";
 
+// Chart.js: --chartjs, else $GSTACK_CHARTJS, else the Debian package's file found at build time.
+fs::path chartjs_path(const SiteOptions& opt) {
+  if (!opt.chartjs_path.empty()) return opt.chartjs_path;
+  if (const char* env = std::getenv("GSTACK_CHARTJS"); env && *env) return env;
+  return GSTACK_CHARTJS_PATH;
+}
+
+// Copies the charting library (and its licence, where the package has one) into the site's vendor/.
+void copy_chartjs(const SiteOptions& opt, const fs::path& out, SiteSummary& sum) {
+  const fs::path src = chartjs_path(opt);
+  fs::create_directories(out / "vendor");
+  std::vector<std::pair<fs::path, std::string>> files = {{src, "vendor/chart.min.js"}};
+  const fs::path licence = "/usr/share/doc/libjs-chart.js/copyright";
+  std::error_code ec;
+  if (fs::is_regular_file(licence, ec)) files.emplace_back(licence, "vendor/chart.js.LICENSE.txt");
+  for (const auto& [from, rel] : files) {
+    std::string bytes = read_text(from);
+    write_file_atomic((out / rel).string(), bytes);
+    sum.files.push_back(rel);
+    sum.bytes += bytes.size();
+  }
+}
+
 // Every argument is checked before any work, so a bad one never leaves a half or mixed site behind.
 void check_site_options(const Registry& reg, const SiteOptions& opt, const fs::path& out, const fs::path& assets,
                         const std::string& presets_dir) {
@@ -721,6 +754,11 @@ void check_site_options(const Registry& reg, const SiteOptions& opt, const fs::p
       throw std::runtime_error("--out '" + out.string() + "' is a folder that does not hold a site written by gpu-stack (no " + kSiteMarker +
                                "); the export replaces its folder whole, so give a new or empty folder");
   }
+  const fs::path chartjs = chartjs_path(opt);
+  if (!fs::is_regular_file(chartjs, ec))
+    throw std::runtime_error("the charting library is missing: no Chart.js at '" + chartjs.string() +
+                             "'; hint: install Debian's libjs-chart.js (tools/setup-deps), or set GSTACK_CHARTJS to chart.min.js");
+  load_chart_settings(reg, chart_settings_path(presets_dir));  // throws FILE:LINE:COL on a bad settings file
   PresetLibrary lib(reg, presets_dir);
   for (const auto& p : opt.presets) lib.load(p);  // throws naming the preset and the line
   if (!opt.runs_csv.empty() && !readable(opt.runs_csv)) throw std::runtime_error("cannot read --runs '" + opt.runs_csv + "'");
@@ -756,6 +794,9 @@ void build_site(const Registry& reg, const SiteOptions& opt, const fs::path& out
   std::string csv = opt.runs_csv.empty() ? default_runs_csv() : opt.runs_csv;
   write_data(out, "validation", "validation", validation_json(reg, lib, csv, sum.notes), sum);
   write_data(out, "experiments", "experiments", experiments_json(opt, sum.notes), sum);
+  copy_chartjs(opt, out, sum);
+  const ChartSettings charts = load_chart_settings(reg, chart_settings_path(presets_dir));
+  write_data(out, "charts", "charts", charts_json(reg, lib, presets_dir, presets, charts, sum.notes), sum);
 }
 
 }  // namespace

@@ -24,6 +24,7 @@ struct SiteOptions {
   std::vector<std::string> artifacts;   // extra run-artifact files or folders to show
   size_t interval_samples = 20000;      // Monte Carlo samples for the 90% intervals of uncertain presets
   std::string assets_dir;               // empty: $GSTACK_SITE_ASSETS, else the source tree's site/
+  std::string chartjs_path;             // Chart.js to bundle; empty: $GSTACK_CHARTJS, else Debian's libjs-chart.js
 };
 
 struct SiteSummary {

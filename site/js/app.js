@@ -84,7 +84,7 @@
     const ans = clear($('ask-answer'));
     ans.append(el('p', { class: 'q' }, q.label, ' (', el('code', null, v.name), ') under preset ', el('code', null, s.name)));
     if (t && typeof t.value === 'number') {
-      ans.append(el('p', { class: 'big', id: 'answer-value', 'data-var': v.name, 'data-value': String(t.value) }, C.formatQuantity(v, t.value)));
+      ans.append(el('p', { class: 'big', id: 'answer-value', 'data-var': v.name, 'data-value': String(t.value), title: C.siText(v, t.value) }, C.formatQuantity(v, t.value)));
       if (t.interval) {
         ans.append(el('p', { id: 'answer-interval', 'data-p5': String(t.interval.p5), 'data-p95': String(t.interval.p95) },
           '90% interval: ', C.formatQuantity(v, t.interval.p5), ' to ', C.formatQuantity(v, t.interval.p95),
@@ -109,7 +109,7 @@
       bd.append(el('p', { class: 'muted' }, (s.breakdown && s.breakdown.note) || 'No breakdown: the total cost is not computable under this preset.'));
     } else {
       const tv = V(s.breakdown.total_var);
-      const rows = b.rows.map((r) => [varLink(r.var), el('span', { class: 'num', 'data-value': String(r.value) }, C.formatQuantity(V(r.var), r.value)),
+      const rows = b.rows.map((r) => [varLink(r.var), el('span', { class: 'num', 'data-value': String(r.value), title: C.siText(V(r.var), r.value) }, C.formatQuantity(V(r.var), r.value)),
         el('span', { class: 'bar-cell' }, el('span', { class: 'bar', style: 'width:' + Math.max(0, Math.min(100, 100 * (r.share || 0))).toFixed(1) + '%' }),
           el('span', null, r.share === null ? '' : C.formatNumber(100 * r.share, 3) + '%'))]);
       rows.push([el('strong', null, 'Sum of the parts'), el('strong', { class: 'num', id: 'breakdown-sum', 'data-value': String(b.sum) }, C.formatQuantity(tv, b.sum)), '']);
@@ -138,7 +138,7 @@
         open ? '\u2212' : '+')
         : el('span', { class: 'toggle leaf', 'aria-hidden': 'true' }, '\u00b7'),
       el('code', { class: 'name' }, v.name), ' ', kindBadge(kind), ' ',
-      el('span', { class: 'num', 'data-value': val === undefined ? '' : String(val) }, val === undefined ? 'unresolved' : C.formatQuantity(v, val)));
+      el('span', { class: 'num', 'data-value': val === undefined ? '' : String(val), title: val === undefined ? null : C.siText(v, val) }, val === undefined ? 'unresolved' : C.formatQuantity(v, val)));
     const detail = el('div', { class: 'detail' },
       v.desc ? el('p', null, v.desc) : null,
       rel ? el('p', null, el('span', { class: 'muted' }, rel.role + ' ' + rel.name + (rel.key ? ' [' + rel.key + ']' : '') + ': '), el('code', null, rel.text)) : null,
@@ -274,7 +274,7 @@
     const s = scenario();
     let vals;
     try { vals = calcValues(); } catch (e) { clear($('calc-out')).append(el('p', { class: 'warn' }, 'The calculator failed: ' + e.message)); return; }
-    const rows = model.questions.map((q) => [q.label, el('span', { class: 'num', 'data-var': V(q.var).name, 'data-value': String(vals[q.var]) }, C.formatQuantity(V(q.var), vals[q.var]))]);
+    const rows = model.questions.map((q) => [q.label, el('span', { class: 'num', 'data-var': V(q.var).name, 'data-value': String(vals[q.var]), title: C.siText(V(q.var), vals[q.var]) }, C.formatQuantity(V(q.var), vals[q.var]))]);
     if (s.breakdown) rows.push(['Run cost', el('span', { class: 'num', 'data-var': V(s.breakdown.total_var).name, 'data-value': String(vals[s.breakdown.total_var]) }, C.formatQuantity(V(s.breakdown.total_var), vals[s.breakdown.total_var]))]);
     clear($('calc-out')).append(table(['Answer', 'Value'], rows));
     const err = s.calculator.max_relative_error_vs_resolver;
@@ -349,6 +349,9 @@
     return h;
   }
   const renderers = { ask: renderAsk, cone: renderCone, debt: renderDebt, trace: renderTrace, calc: renderCalc, validation: renderValidation, experiments: renderExperiments };
+  // Views other modules add (charts-view.js: charts, compare), drawn with this page's context.
+  const viewContext = { model, scenarios, data: D, state, el, table, clear, varLink, announce, navigate, scenario };
+  for (const [name, draw] of Object.entries(window.GStackViews || {})) renderers[name] = () => draw(viewContext);
   function applyHash() {
     const h = C.parseHash(location.hash);
     const presetChanged = h.preset && h.preset !== state.preset && scenarios.some((s) => s.name === h.preset);

@@ -33,10 +33,29 @@
   function fromDisplay(v, shown) {
     return shown * (v && v.scale ? v.scale : 1);
   }
-  function formatQuantity(v, base) {
+  // The unit people quote (presets/display_units.toml, exported per variable as `ladder`, smallest rung
+  // first): the largest rung the value reaches, as the CLI's text output does; below the first rung, the
+  // first rung. Without a ladder, the variable's declared unit.
+  function quoted(v, base) {
+    const declared = v && v.unit && v.unit !== '1' ? v.unit : '';
+    if (typeof base !== 'number' || !isFinite(base)) return { value: base, unit: declared };
+    const ladder = v && v.ladder;
+    if (!ladder || !ladder.length) return { value: toDisplay(v, base), unit: declared };
+    for (let i = ladder.length - 1; i >= 0; i--) if (Math.abs(base) >= ladder[i][1]) return { value: base / ladder[i][1], unit: ladder[i][0] };
+    return { value: base / ladder[0][1], unit: ladder[0][0] };
+  }
+  function formatQuantity(v, base, digits) {
     if (typeof base !== 'number' || !isFinite(base)) return 'unresolved';
-    const unit = v && v.unit && v.unit !== '1' ? ' ' + v.unit : '';
-    return formatNumber(toDisplay(v, base)) + unit;
+    const q = quoted(v, base);
+    return formatNumber(q.value, digits) + (q.unit ? ' ' + q.unit : '');
+  }
+  // The SI form shown on hover and kept in every export: "3.000078e-6 USD·token^-1 (SI)".
+  function siText(v, base) {
+    if (typeof base !== 'number' || !isFinite(base)) return 'unresolved';
+    const unit = v && v.si && v.si !== '1' ? ' ' + v.si : '';
+    const n = Number(base.toPrecision(7));
+    const a = Math.abs(n);
+    return (a >= 1e6 || (a > 0 && a < 1e-3) ? n.toExponential() : String(n)) + unit + ' (SI)';
   }
 
   // ---- the calculator's stack machine (the same semantics as gs::site::eval_postfix in C++)
@@ -231,7 +250,7 @@
 
   // ---- URL state: "#view=cone&var=econ.cost.per_token"
 
-  const VIEWS = ['ask', 'cone', 'debt', 'trace', 'calc', 'validation', 'experiments'];
+  const VIEWS = ['ask', 'cone', 'debt', 'trace', 'calc', 'charts', 'compare', 'validation', 'experiments'];
   function parseHash(hash) {
     const p = new URLSearchParams(String(hash || '').replace(/^#/, ''));
     const state = {};
@@ -327,7 +346,7 @@
   }
 
   const api = {
-    formatNumber, formatQuantity, toDisplay, fromDisplay, evalPostfix, runCalculator, relativeDifference,
+    formatNumber, formatQuantity, quoted, siText, toDisplay, fromDisplay, evalPostfix, runCalculator, relativeDifference,
     indexModel, varByName, kindOf, relationFor, coneChildren, tracePath, searchVariables, breakdownRows,
     parseHash, formatHash, validateArgs, boundResult, VIEWS, RESULT_BUDGET,
   };
