@@ -515,6 +515,7 @@ int main(int argc, char** argv) {
   exp->add_option("--runs", site_opt.runs_csv, "site: CSV of published runs for the validation view (default: $GSTACK_RUNS, else data/runs/calibration-runs.csv)");
   exp->add_flag("--run-experiments", site_opt.run_experiments, "site: also run the experiments that have a virtual engine and show their artifacts");
   exp->add_option("--artifacts", site_opt.artifacts, "site: run-artifact file or folder to show (repeatable)")->allow_extra_args(false);
+  exp->add_option("--chartjs", site_opt.chartjs_path, "site: Chart.js file to bundle (default: $GSTACK_CHARTJS, else Debian's libjs-chart.js)");
   exp->add_flag("--dependents", cone.dependents, "export the variables that depend on the target instead");
   exp->add_flag("--constraints", cone.constraints, "let constraints link variables too");
   exp->add_option("-o,--output", output, "file to write (atomically); default stdout");
