@@ -139,14 +139,13 @@ json sobol_json(const Registry& reg, const ScenarioPoint& sp, const ChartSetting
 
 json plan_json(const Registry& reg, const std::string& presets_dir, const ScenarioPoint& sp, const ChartSettings& c) {
   const strategy::StrategySpace space = strategy::load_strategy_space(reg, strategy::default_space_path(presets_dir));
-  std::optional<size_t> throughput;
-  std::vector<size_t> memory;
+  std::optional<size_t> throughput, memory;
   for (size_t i = 0; i < space.report.size(); ++i) {
     if (space.report[i].name == c.plan_throughput) throughput = i;
-    if (space.report[i].group == c.plan_memory_group) memory.push_back(i);
+    if (space.report[i].name == c.plan_memory) memory = i;
   }
-  if (!throughput || memory.empty())
-    throw PresetError(c.path + ": [plan] names report column '" + c.plan_throughput + "' and group '" + c.plan_memory_group +
+  if (!throughput || !memory)
+    throw PresetError(c.path + ": [plan] names the report columns '" + c.plan_throughput + "' and '" + c.plan_memory +
                       "', which " + space.path + " does not both have");
   strategy::StrategyRequest req;
   req.top = c.plan_top;
@@ -157,13 +156,11 @@ json plan_json(const Registry& reg, const std::string& presets_dir, const Scenar
     json layout = json::object();
     for (size_t k = 0; k < r.knob_names.size() && k < cand.knobs.size(); ++k)
       layout[r.knob_names[k]] = strategy::knob_value_text(space, k, cand.knobs[k]);
-    double mem = 0;
-    for (size_t m : memory) mem += cand.report[m];
     cands.push_back({{"rank", cands.size() + 1}, {"layout", layout}, {"objective", cand.objective},
-                     {"throughput", cand.report[*throughput]}, {"memory", mem}});
+                     {"throughput", cand.report[*throughput]}, {"memory", cand.report[*memory]}});
   }
   return {{"objective", r.objective}, {"objective_var", r.objective_var}, {"maximize", r.maximize},
-          {"throughput_var", space.report[*throughput].var}, {"memory_var", space.report[memory[0]].var},
+          {"throughput_var", space.report[*throughput].var}, {"memory_var", space.report[*memory].var},
           {"enumerated", r.enumerated}, {"feasible", r.feasible}, {"top", c.plan_top}, {"candidates", cands}};
 }
 
@@ -240,7 +237,7 @@ ChartSettings load_chart_settings(const Registry& reg, const std::string& path) 
     return *s;
   };
   c.plan_throughput = text("throughput");
-  c.plan_memory_group = text("memory_group");
+  c.plan_memory = text("memory");
   return c;
 }
 

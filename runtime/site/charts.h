@@ -41,7 +41,7 @@ struct ChartSettings {
   uint32_t heat_target = 0;
   uint32_t waterfall_total = 0, waterfall_tokens = 0, waterfall_per_token = 0;
   size_t plan_top = 200;
-  std::string plan_throughput, plan_memory_group;
+  std::string plan_throughput, plan_memory;  // report columns of the strategy space, by name
 };
 
 // presets/site/charts.toml under `presets_dir`.

@@ -100,7 +100,13 @@ try {
       const want = resolveCli(q.name, preset);
       if (want.complete) {
         check(rel(Number(shown), want.value) <= 1e-9, `Ask ${q.key} (${preset}): page ${shown} vs CLI ${want.value}`);
-        check((await page.textContent('#answer-value')).includes(want.unit === '1' ? '' : want.unit), `Ask ${q.key} shows the unit ${want.unit}`);
+        // The unit people quote, as the CLI's text shows it, and the SI value on hover.
+        const [wantNum, ...wantUnit] = want.display.split(' ');
+        const shownText = (await page.textContent('#answer-value')).replace(/,/g, '');
+        check(wantUnit.length === 0 || shownText.endsWith(' ' + wantUnit.join(' ')), `Ask ${q.key} shows the quoted unit: page '${shownText}' vs CLI '${want.display}'`);
+        if (!shownText.includes('\u00d7')) check(rel(parseFloat(shownText), Number(wantNum)) <= 1e-5, `Ask ${q.key}: the quoted number ${shownText} matches the CLI's ${want.display} (1e-5)`);
+        const title = await page.getAttribute('#answer-value', 'title');
+        check(title && title.includes(want.si_unit === '1' ? '(SI)' : want.si_unit) && rel(parseFloat(title), want.value) <= 1e-6, `Ask ${q.key}: SI on hover '${title}' (CLI ${want.value} ${want.si_unit})`);
       } else {
         check(shown === '', `Ask ${q.key} (${preset}) is unresolved like the CLI`);
       }
@@ -287,8 +293,117 @@ try {
   await page.click('a[data-view="experiments"]');
   check(JSON.stringify(verdictsAfter) === JSON.stringify(exps.map((e) => e.verdict)), 'no tool call changed a verdict');
 
+  // ---- Charts: every chart renders under every preset, and its numbers match the CLI's
+  const modelVars = await page.evaluate(() => window.GStackApp.model.variables.map((v) => ({ name: v.name, unit: v.unit, scale: v.scale })));
+  const declared = (id, x) => `${modelVars[id].name}=${x / (modelVars[id].scale || 1)}${modelVars[id].unit && modelVars[id].unit !== '1' ? ' ' + modelVars[id].unit : ''}`;
+  const chartData = await page.evaluate(() => window.GStackApp.data.charts);
+  const rendered = new Set();
+  for (const p of data.presets) {
+    await page.goto('about:blank');
+    await page.goto(index + '#view=charts&preset=' + encodeURIComponent(p));
+    await page.waitForSelector('body[data-state="ready"]');
+    await page.waitForSelector('#view-charts:not([hidden]) #charts-body section');
+    const ch = chartData.scenarios.find((x) => x.name === p);
+    const figs = await page.$$eval('#charts-body figure.chart', (f) => f.map((x) => ({ id: x.dataset.chart, canvas: x.querySelector('canvas') ? x.querySelector('canvas').dataset.rendered : 'table', rows: x.querySelectorAll('details tbody tr, table.heatmap tbody tr').length })));
+    for (const f of figs) {
+      check(f.canvas === 'true' || f.canvas === 'table', `chart ${f.id} (${p}) is drawn`);
+      check(f.rows > 0, `chart ${f.id} (${p}) has a data table with ${f.rows} rows`);
+      rendered.add(f.id.replace(/-\d+-\d+$/, ''));
+    }
+    const errors_ = await page.$$eval('[data-chart-error]', (e) => e.map((x) => x.dataset.chartError + ': ' + x.textContent));
+    console.log(`charts of ${p}: ${figs.map((f) => f.id).join(', ')}; not drawn: ${errors_.map((e) => e.slice(0, 90)).join(' | ') || 'none'}`);
+    // Sweeps: both ends of every series against resolve --assign (1e-9).
+    for (const sw of ch.sweeps) {
+      if (sw.error) continue;
+      for (const se of sw.series)
+        for (const i of [0, sw.x.length - 1]) {
+          const want = resolveCli(modelVars[se.target].name, p, declared(sw.vary, sw.x[i]));
+          if (want.complete) check(rel(se.y[i], want.value) <= 1e-9, `sweep ${modelVars[se.target].name} at ${declared(sw.vary, sw.x[i])} (${p}): ${se.y[i]} vs CLI ${want.value}`);
+        }
+    }
+    if (ch.heatmap && !ch.heatmap.error) {
+      const hm = ch.heatmap;
+      const [j, i] = [hm.y.values.length - 1, hm.x.values.length - 1];
+      const cell = Number(await page.getAttribute(`table.heatmap td[data-i="${i}"][data-j="${j}"]`, 'data-value'));
+      const want = cli('resolve', modelVars[hm.target].name, '--preset', p, '--json', '--assign', declared(hm.x.vary, hm.x.values[i]), '--assign', declared(hm.y.vary, hm.y.values[j]));
+      if (want.complete) check(rel(cell, want.value) <= 1e-9, `heat map corner (${p}): ${cell} vs CLI ${want.value}`);
+    }
+    const target = modelVars[chartData.target].name;
+    if (ch.distribution && !ch.distribution.error) {
+      const want = cli('uncertainty', target, '--preset', p, '--samples', String(ch.distribution.samples), '--seed', String(ch.distribution.seed), '--json');
+      const shown = await page.$eval('#fig-distribution', (f) => [f.dataset.p5, f.dataset.p50, f.dataset.p95].map(Number));
+      check(rel(shown[0], want.p5) <= 1e-9 && rel(shown[1], want.median) <= 1e-9 && rel(shown[2], want.p95) <= 1e-9, `distribution 90% interval (${p}): ${shown} vs CLI ${want.p5}, ${want.median}, ${want.p95}`);
+      check(JSON.stringify(ch.distribution.counts) === JSON.stringify(want.histogram.counts), `distribution histogram (${p}) equals the CLI's`);
+    }
+    if (ch.sobol && !ch.sobol.error) {
+      const want = cli('sensitivity', target, '--preset', p, '--samples', String(ch.sobol.samples), '--seed', String(ch.sobol.seed), '--json');
+      const top = await page.$eval('#fig-tornado tbody tr', (r) => [r.querySelector('th').textContent, Number(r.querySelector('.num').dataset.value)]);
+      const w = want.inputs.find((x) => x.name === top[0]);
+      check(!!w && rel(top[1], w.total_order) <= 1e-9, `tornado's top input ${top[0]} (${p}): total index ${top[1]} vs CLI ${w && w.total_order}`);
+    } else if (await page.$('#fig-tornado')) {
+      check((await page.getAttribute('#fig-tornado', 'data-kind')) === 'elasticity', `tornado of ${p} shows elasticities`);
+    }
+    if (await page.$('#fig-waterfall')) {
+      const sum = Number(await page.getAttribute('#fig-waterfall', 'data-sum'));
+      const want = resolveCli(target, p);
+      check(want.complete && rel(sum, want.value) <= 1e-9, `waterfall (${p}) adds up to the CLI's cost per token: ${sum} vs ${want.value}`);
+    }
+    if (ch.plan && !ch.plan.error && ch.plan.candidates.length) {
+      const want = cli('plan', '--preset', p, '--top', String(ch.plan.top), '--json');
+      check(want.ranked.length === ch.plan.candidates.length, `plan (${p}): ${ch.plan.candidates.length} candidates like the CLI's ${want.ranked.length}`);
+      const first = Number(await page.$eval('#fig-plan tbody tr td:nth-child(3) .num', (n) => n.dataset.value));
+      check(rel(first, want.ranked[0].metrics.tokens_per_sec.value) <= 1e-9, `plan's best throughput (${p}): ${first} vs CLI ${want.ranked[0].metrics.tokens_per_sec.value}`);
+      const mem = want.ranked[0].memory_per_gpu.total.value;
+      const shownMem = Number(await page.$eval('#fig-plan tbody tr td:nth-child(4) .num', (n) => n.dataset.value));
+      check(rel(shownMem, mem) <= 1e-9, `plan's best layout memory per GPU (${p}): ${shownMem} vs CLI ${mem}`);
+      check(Number(await page.getAttribute('#fig-plan', 'data-front')) >= 1, `plan (${p}) has a Pareto front`);
+    }
+    if (valData.available && args.runs) {
+      const want = cli('validate', '--runs', args.runs, '--json');
+      const built = want.rows.filter((r) => r.built && r.metrics.length).length;
+      check(Number(await page.getAttribute('#fig-validation', 'data-runs')) === built, `predicted against reported shows every built run (${built})`);
+    }
+    // Keyboard: a chart takes focus and the arrow keys read its points out.
+    const canvas = await page.$('#charts-body canvas');
+    if (canvas) {
+      await canvas.focus();
+      await page.keyboard.press('ArrowRight');
+      const ro = await page.$eval('#charts-body .readout[data-at]', (r) => [r.dataset.at, r.textContent]);
+      check(ro[0] === '0' && ro[1].length > 5, `the arrow key reads the first point: ${ro[1].slice(0, 80)}`);
+    }
+  }
+  for (const c of ['sweep', 'heatmap', 'distribution', 'tornado', 'plan', 'waterfall', 'validation'])
+    check(rendered.has(c), `the ${c} chart renders under some preset`);
+
+  // ---- Compare: headlines against the CLI, and the largest traced cause against resolve --assign
+  if (data.presets.length >= 2) {
+    const [a, b] = data.presets;
+    await page.goto('about:blank');
+    await page.goto(index + '#view=compare&preset=' + encodeURIComponent(a) + '&with=' + encodeURIComponent(a + ',' + b));
+    await page.waitForSelector('body[data-state="ready"]');
+    await page.waitForSelector('#compare-body table');
+    for (const q of data.questions) {
+      for (const p of [a, b]) {
+        const cellv = await page.$(`#compare-body span.num[data-preset="${p}"][data-var="${q.name}"]`);
+        const want = resolveCli(q.name, p);
+        if (want.complete) check(!!cellv && rel(Number(await cellv.getAttribute('data-value')), want.value) <= 1e-9, `compare ${q.name} under ${p} matches the CLI`);
+      }
+    }
+    const causes = await page.$$eval('.trace-diff .cause', (c) => c.slice(0, 3).map((x) => ({ v: x.dataset.var, t: x.dataset.target, effect: Number(x.dataset.effect), to: Number(x.dataset.to) })));
+    check(causes.length > 0, `the difference from ${a} to ${b} is traced to inputs`);
+    for (const c of causes) {
+      const id = modelVars.findIndex((m) => m.name === c.v);
+      const base = resolveCli(c.t, a);
+      const swapped = resolveCli(c.t, a, declared(id, c.to));
+      if (base.complete && swapped.complete) check(rel(c.effect, swapped.value - base.value) <= 1e-6, `swap ${c.v} into ${a}: effect on ${c.t} ${c.effect} vs CLI ${swapped.value - base.value} (1e-6)`);
+    }
+    // The pick is a set of checkboxes: unticking the second of two asks for two.
+    await page.click(`#compare-pick input[data-preset="${b}"]`);
+    check((await page.textContent('#status')).includes('at least two'), 'Compare asks for at least two presets');
+  }
+
   // ---- screenshots of every view at desktop and phone width; no sideways scrolling on a phone
-  const views = ['ask', 'cone', 'debt', 'trace', 'calc', 'validation', 'experiments'];
+  const views = ['ask', 'cone', 'debt', 'trace', 'calc', 'charts', 'compare', 'validation', 'experiments'];
   for (const [label, vp] of [['desktop', { width: 1280, height: 800 }], ['phone', { width: 390, height: 844 }]]) {
     await page.setViewportSize(vp);
     for (const v of views) {

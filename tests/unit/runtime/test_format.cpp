@@ -86,3 +86,23 @@ TEST_CASE("format: every row of presets/display_units.toml is usable with the sh
     CHECK(problems.empty());
   }
 }
+
+TEST_CASE("format: quoted_ladder gives the rungs the observatory applies, smallest first, and none where the unit is kept") {
+  const Registry& reg = mini();
+  auto ladder = [&](const char* var) { return quoted_ladder(reg.units(), reg.var(id(var))); };
+  auto cost = ladder("econ.cost.per_token");
+  REQUIRE(cost.size() == 1);
+  CHECK(cost[0].unit == "USD/Mtoken");
+  CHECK(cost[0].scale == doctest::Approx(1e-6).epsilon(1e-12));
+  auto time = ladder("training.wallclock");
+  REQUIRE(time.size() == 5);
+  CHECK(time[0].unit == "s");
+  CHECK(time[3].unit == "day");
+  CHECK(time[3].scale == doctest::Approx(86400).epsilon(1e-12));
+  for (size_t i = 1; i < time.size(); ++i) CHECK(time[i].scale > time[i - 1].scale);
+  auto bytes = ladder("training.bytes_moved");
+  REQUIRE(!bytes.empty());
+  CHECK(bytes[0].unit == "B");
+  CHECK(bytes[0].scale == doctest::Approx(8).epsilon(1e-12));  // the base unit of information is the bit
+  CHECK(ladder("training.overhead_fraction").empty());          // dimensionless
+}
