@@ -80,7 +80,7 @@
           type: 'line',
           data: { datasets: [{ label: yv.name + ' (' + yu.unit + ')', data: sw.x.map((x, i) => ({ x: x / xu.scale, y: se.y[i] === null ? null : se.y[i] / yu.scale })),
             borderColor: PALETTE[0], backgroundColor: PALETTE[0], pointRadius: 4 }] },
-          options: { scales: { x: { type: 'logarithmic', title: { display: true, text: xv.name + ' (' + xu.unit + ')' } }, y: { title: { display: true, text: yu.unit } } } },
+          options: { scales: { x: { type: 'logarithmic', min: sw.x[0] / xu.scale, max: sw.x[sw.x.length - 1] / xu.scale, title: { display: true, text: xv.name + ' (' + xu.unit + ')' } }, y: { title: { display: true, text: yu.unit } } } },
         });
         f.canvas.dataset.points = String(sw.x.length);
         keyboard(chart, f.canvas, f.readout, (d, i) => xv.name + ' ' + C.formatQuantity(xv, sw.x[i]) + ': ' + yv.name + ' ' + C.formatQuantity(yv, se.y[i]));
@@ -337,9 +337,15 @@
     // Inputs that differ.
     const diff = H.differingInputs(list);
     out.append(el('h2', null, 'Inputs that differ (' + diff.assigned.length + ' assigned, ' + diff.variants.length + ' selectors)'));
-    const inRows = diff.assigned.slice(0, 60).map((d) => [ctx.varLink(d.var)].concat(d.values.map((x) => (x === null ? el('span', { class: 'muted' }, 'not assigned') : num(ctx, V(d.var), x)))));
+    // Inputs every picked preset assigns (with different values) first; those only some assign, in a fold.
+    const inRow = (d) => [ctx.varLink(d.var)].concat(d.values.map((x) => (x === null ? el('span', { class: 'muted' }, 'not assigned') : num(ctx, V(d.var), x))));
+    const everywhere = diff.assigned.filter((d) => d.values.every((x) => x !== null));
+    const some = diff.assigned.filter((d) => d.values.some((x) => x === null));
+    const inRows = everywhere.map(inRow);
     for (const v of diff.variants) inRows.push([ctx.varLink(v.var)].concat(v.keys.map((k) => (k === null ? '(default)' : el('code', null, k)))));
-    out.append(ctx.table(['Input'].concat(picked), inRows, diff.assigned.length > 60 ? 'The first 60 differing assignments, by variable id' : null));
+    out.append(ctx.table(['Input'].concat(picked), inRows, everywhere.length + ' inputs every preset assigns, with different values, and the selectors that differ'));
+    if (some.length)
+      out.append(el('details', { id: 'compare-some' }, el('summary', null, some.length + ' inputs only some of the presets assign'), ctx.table(['Input'].concat(picked), some.slice(0, 400).map(inRow))));
     // The differences traced to their inputs, each preset against the base.
     for (const other of list.slice(1)) {
       const tr = H.traceDifference(ctx.model, list[0], other, headlineIds, 6);

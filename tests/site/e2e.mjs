@@ -1,6 +1,9 @@
 // End-to-end test of the exported observatory in headless Chromium (Debian's /usr/bin/chromium driven by
 // playwright-core): loads the site from file://, clicks through every view, checks the numbers on screen
-// against `gpu-stack resolve --json`, calls the WebMCP tools through a stand-in navigator.modelContext,
+// against `gpu-stack resolve --json`, draws every chart of every preset and checks its numbers against
+// the command that computes them (resolve --assign for sweeps and the heat map, uncertainty, sensitivity,
+// plan, validate; relative tolerance 1e-9, 1e-6 for the traced differences of Compare and 1e-5 for the
+// quoted numbers, which show six digits), calls the WebMCP tools through a stand-in navigator.modelContext,
 // and saves screenshots of every view at desktop (1280x800) and phone (390x844) width.
 //
 //   node e2e.mjs --gpu-stack BIN --site DIR --shots DIR --modules DIR [--runs CSV]
