@@ -141,11 +141,12 @@
     const V = (id) => ctx.model.variables[id];
     const target = ctx.model.variables[D.charts.target];
     if (!t.rows.length) { out.append(ctx.el('p', { class: 'empty', 'data-chart-error': 'tornado' }, 'Sensitivity: no input of this preset moves ' + target.name + '.')); return; }
-    const rows = t.rows.map((r) => [ctx.varLink(r.var), el0(ctx, r.value), t.kind === 'sobol' ? C.formatNumber(r.first, 4) : '']);
+    const sobol = t.kind === 'sobol';
+    const rows = t.rows.map((r) => [ctx.varLink(r.var), el0(ctx, r.value)].concat(sobol ? [C.formatNumber(r.first, 4)] : []));
     const f = figure(ctx, 'tornado', 'What moves ' + target.name + ': ' + t.label,
-      t.kind === 'sobol' ? 'Sobol total-order indices over the preset\u2019s uncertain inputs (' + ch.sobol.samples + ' base samples, seed ' + ch.sobol.seed + ').'
+      sobol ? 'Sobol total-order indices over the preset\u2019s uncertain inputs (' + ch.sobol.samples + ' base samples, seed ' + ch.sobol.seed + ').'
         : 'Elasticities of ' + target.name + ' with respect to each input of the preset (it has no uncertain inputs): +1 means 1% more input gives 1% more cost.',
-      ['Input', t.label, t.kind === 'sobol' ? 'First-order index' : ''], rows);
+      ['Input', t.label].concat(sobol ? ['First-order index'] : []), rows);
     f.fig.dataset.kind = t.kind;
     out.append(f.fig);
     const chart = make(f.canvas, {
