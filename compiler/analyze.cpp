@@ -6,6 +6,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "compiler/builtins.h"
 #include "compiler/lower.h"
 #include "image/suggest.h"
 
@@ -17,6 +18,12 @@ const char* kPhysicsSystem = "physics";
 Span span_of(const Location& at, const std::map<const SourceFile*, uint32_t>& file_ids) {
   auto it = file_ids.find(at.file);
   return {it == file_ids.end() ? 0u : it->second, at.line, at.column};
+}
+
+std::string join_names(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
 }
 
 // Quoted "head name", as a user wrote it.
@@ -221,6 +228,11 @@ class Analyzer {
       if (decl.k != ADecl::K::Var && decl.k != ADecl::K::Const) continue;
       if (auto it = var_ids_.find(decl.name); it != var_ids_.end()) {
         duplicate(decl.at, decl.k == ADecl::K::Const ? "constant" : "variable", decl.name, var_at_[it->second]);
+        continue;
+      }
+      if (in_math_namespace(decl.name)) {
+        d_.error(decl.at, "E-NAMESPACE", "'" + decl.name + "' is in the built-in math namespace, which no model file may declare into",
+                 "math constants are built in (" + join_names(math_constant_names()) + "); give this variable its system's prefix");
         continue;
       }
       if (decl.k == ADecl::K::Const && f.system != kPhysicsSystem) {
