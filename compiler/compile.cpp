@@ -12,6 +12,7 @@
 #include "compiler/analyze.h"
 #include "compiler/ast.h"
 #include "compiler/limits.h"
+#include "compiler/templates.h"
 
 namespace gs::compiler {
 
@@ -74,6 +75,8 @@ CompileResult compile_sources(const std::vector<SourceFile>& sources) {
                              "the model is far larger than any real one: check that the right files are loaded");
     return result;
   }
+  expand_templates(files, result.diagnostics);
+  if (result.diagnostics.has_errors()) return result;
   Image img = analyze(files, result.diagnostics);
   if (!result.diagnostics.has_errors()) result.image = std::move(img);
   return result;
