@@ -306,13 +306,13 @@ class Analyzer {
                  "math constants are built in (" + join_names(math_constant_names()) + "); give this variable its system's prefix");
         continue;
       }
-      check_namespace(decl, system);  // reported, but declared anyway: uses of the name stay quiet
       if (decl.k == ADecl::K::Const && f.system != kPhysicsSystem) {
         d_.error(decl.keyword_at, "E-CONST-OUTSIDE-PHYSICS",
                  "constant '" + decl.name + "' is declared in system '" + f.system + "'; only the physics system may declare constants",
                  "only universal physical constants are constants; declare this as a 'var' and assign it in a scenario");
         continue;
       }
+      check_namespace(decl, system);  // reported, but declared anyway: uses of the name stay quiet
       Variable v;
       v.name = decl.name, v.description = decl.description, v.doc = decl.doc, v.system = system;
       v.span = span(decl.at);
