@@ -6,6 +6,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "compiler/builtins.h"
 #include "compiler/lower.h"
 #include "image/suggest.h"
 
@@ -19,12 +20,38 @@ Span span_of(const Location& at, const std::map<const SourceFile*, uint32_t>& fi
   return {it == file_ids.end() ? 0u : it->second, at.line, at.column};
 }
 
+std::string join_names(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
 // Quoted "head name", as a user wrote it.
 std::string quoted_head(Head h, const std::string& name) {
   static const char* words[] = {"eq", "variant", "approx", "constraint", "iterate", "ode", "stochastic"};
   std::string s = "'";
   return s.append(words[int(h)]).append(" ").append(name).append("'");
 }
+
+// While alive, adds "in instance 'x' at file:line:col" to every diagnostic raised about a declaration
+// that a template instance stamped out, since the caret points into the template.
+class InstanceNote {
+ public:
+  InstanceNote(Diagnostics& d, const ADecl& decl) : d_(d), decl_(decl), first_(d.size()) {}
+  ~InstanceNote() {
+    if (decl_.from_instance.empty()) return;
+    const Location& at = decl_.from_instance_at;
+    d_.annotate_since(first_, "in instance '" + decl_.from_instance + "' at " + (at.file ? at.file->path : std::string("?")) + ":" +
+                                  std::to_string(at.line) + ":" + std::to_string(at.column));
+  }
+  InstanceNote(const InstanceNote&) = delete;
+  InstanceNote& operator=(const InstanceNote&) = delete;
+
+ private:
+  Diagnostics& d_;
+  const ADecl& decl_;
+  size_t first_;
+};
 
 class Analyzer {
  public:
@@ -43,6 +70,7 @@ class Analyzer {
       declare_variables(files_[s], s);
     }
     for (uint32_t s = 0; s < files_.size(); ++s) declare_relations(files_[s], s);
+    for (uint32_t s = 0; s < files_.size(); ++s) declare_exports(files_[s], s);
     check_definitions();
     check_identity_cycles();
     build_adjacency(img_);
@@ -56,7 +84,9 @@ class Analyzer {
   std::map<const SourceFile*, uint32_t> file_ids_;
   std::map<std::string, uint32_t> system_ids_, ref_ids_, var_ids_, relation_ids_;
   std::map<std::string, Location> unit_at_, dim_at_, prefix_at_, ref_at_;
-  std::vector<std::set<uint32_t>> visible_systems_;  // per system: itself and everything it uses, transitively
+  std::vector<std::set<uint32_t>> visible_systems_;
+  std::vector<std::string> namespaces_;                // per system: the prefix its variables carry
+  std::map<std::string, uint32_t> namespace_owner_;    // namespace -> system  // per system: itself and everything it uses, transitively
   std::map<uint32_t, Location> var_at_;
   std::map<uint32_t, Location> relation_at_;
 
@@ -103,7 +133,54 @@ class Analyzer {
       if (auto it = system_ids_.find("units"); it != system_ids_.end()) visible.insert(it->second);
       img_.systems.push_back(std::move(s));
       visible_systems_.push_back(std::move(visible));
+      declare_namespace(f, i);
     }
+  }
+
+  // The system's name is its namespace unless `prefix` names another; no two systems share one.
+  void declare_namespace(const AFile& f, uint32_t system) {
+    const std::string ns = f.prefix.empty() ? f.system : f.prefix;
+    const Location at = f.prefix.empty() ? f.system_at : f.prefix_at;
+    namespaces_.push_back(ns);
+    if (in_math_namespace(ns)) {
+      d_.error(at, "E-NAMESPACE", "the namespace 'math' is built in (math.pi, math.e)", "choose another name or prefix for this system");
+      return;
+    }
+    auto [it, fresh] = namespace_owner_.emplace(ns, system);
+    if (!fresh && img_.systems[it->second].name != f.system)
+      d_.error(at, "E-NAMESPACE", "system '" + f.system + "' takes the namespace '" + ns + "', which belongs to system '" +
+               img_.systems[it->second].name + "'",
+               "choose another prefix, or drop it so the namespace is '" + f.system + "'");
+  }
+
+  // A variable carries its system's namespace: `var econ.x` belongs in the system whose prefix is econ.
+  // `foreign "reason"` is the explicit exception for a name kept elsewhere (presets and tests use it).
+  bool check_namespace(const ADecl& decl, uint32_t system) {
+    const std::string& ns = namespaces_[system];
+    const bool inside = decl.name.rfind(ns + ".", 0) == 0;
+    const bool foreign = decl.foreign_at.file != nullptr;
+    if (foreign && inside) {
+      d_.error(decl.foreign_at, "E-NAMESPACE", "'" + decl.name + "' is in its own system's namespace '" + ns + "', so it needs no 'foreign'",
+               "remove the 'foreign' clause");
+      return false;
+    }
+    if (foreign && decl.foreign_reason.find_first_not_of(" \t") == std::string::npos) {
+      d_.error(decl.foreign_at, "E-NAMESPACE", "'foreign' needs a reason", "say why the name stays outside namespace '" + ns + "'");
+      return false;
+    }
+    if (inside || foreign) return true;
+    const std::string head = decl.name.substr(0, decl.name.find('.'));
+    const std::string local = decl.name.find('.') == std::string::npos ? decl.name : decl.name.substr(decl.name.find('.') + 1);
+    auto owner = namespace_owner_.find(head);
+    const std::string& system_name = img_.systems[system].name;
+    std::string message = "variable '" + decl.name + "' is declared in system '" + system_name + "', whose namespace is '" + ns + "'";
+    if (owner != namespace_owner_.end() && owner->second != system)
+      message += "; '" + head + "' is the namespace of system '" + img_.systems[owner->second].name + "'";
+    d_.error(decl.at, "E-NAMESPACE", message,
+             "name it '" + ns + "." + local + "'" +
+                 (owner != namespace_owner_.end() && owner->second != system ? ", or declare it in system '" + img_.systems[owner->second].name + "'" : "") +
+                 "; a name that must stay as it is takes 'foreign \"reason\"'");
+    return false;
   }
 
   void declare_references(const AFile& f) {
@@ -219,8 +296,14 @@ class Analyzer {
   void declare_variables(const AFile& f, uint32_t system) {
     for (const auto& decl : f.decls) {
       if (decl.k != ADecl::K::Var && decl.k != ADecl::K::Const) continue;
+      InstanceNote note(d_, decl);
       if (auto it = var_ids_.find(decl.name); it != var_ids_.end()) {
         duplicate(decl.at, decl.k == ADecl::K::Const ? "constant" : "variable", decl.name, var_at_[it->second]);
+        continue;
+      }
+      if (in_math_namespace(decl.name)) {
+        d_.error(decl.at, "E-NAMESPACE", "'" + decl.name + "' is in the built-in math namespace, which no model file may declare into",
+                 "math constants are built in (" + join_names(math_constant_names()) + "); give this variable its system's prefix");
         continue;
       }
       if (decl.k == ADecl::K::Const && f.system != kPhysicsSystem) {
@@ -229,6 +312,7 @@ class Analyzer {
                  "only universal physical constants are constants; declare this as a 'var' and assign it in a scenario");
         continue;
       }
+      check_namespace(decl, system);  // reported, but declared anyway: uses of the name stay quiet
       Variable v;
       v.name = decl.name, v.description = decl.description, v.doc = decl.doc, v.system = system;
       v.span = span(decl.at);
@@ -323,6 +407,7 @@ class Analyzer {
     const Scope scope = scope_for(system);
     for (const auto& decl : f.decls) {
       if (decl.k != ADecl::K::Relation) continue;
+      InstanceNote note(d_, decl);
       Relation r;
       r.name = f.system + "." + decl.name;
       r.description = decl.description.empty() ? decl.doc : decl.description;
@@ -337,6 +422,55 @@ class Analyzer {
         relation_ids_[r.name] = uint32_t(img_.relations.size());
         img_.relations.push_back(std::move(r));
       }
+    }
+  }
+
+  // `export ROLE [LABEL =] VAR "text"`: the names the tools read by role, checked like any reference.
+  void declare_exports(const AFile& f, uint32_t system) {
+    struct RoleRule {
+      const char* role;
+      bool labelled;
+    };
+    static const RoleRule kRoles[] = {{kExportHeadline, true}, {kExportQuestion, true}, {kExportBreakdown, true}, {kExportInput, false}};
+    const Scope scope = scope_for(system);
+    for (const auto& decl : f.decls) {
+      if (decl.k != ADecl::K::Export) continue;
+      const RoleRule* rule = nullptr;
+      std::vector<std::string> roles;
+      for (const auto& r : kRoles) {
+        roles.push_back(r.role);
+        if (decl.export_role == r.role) rule = &r;
+      }
+      if (!rule) {
+        d_.error(decl.at, "E-EXPORT", "unknown export role '" + decl.export_role + "'",
+                 did_you_mean(decl.export_role, roles) + (did_you_mean(decl.export_role, roles).empty() ? "" : " ") +
+                     "The roles are " + join_names(roles) + ".");
+        continue;
+      }
+      if (rule->labelled && decl.export_label.empty()) {
+        d_.error(decl.at, "E-EXPORT", "an export with role '" + decl.export_role + "' needs a label",
+                 "write 'export " + decl.export_role + " LABEL = " + decl.export_target->name + "'");
+        continue;
+      }
+      AExpr ref;
+      ref.k = AExpr::K::Ref, ref.text = decl.export_target->name, ref.at = ref.begin = decl.export_target->at;
+      Expr scratch;
+      if (!lower_expr(ref, scope, d_, scratch)) continue;
+      if (scratch.nodes.size() != 1 || scratch.nodes[0].op != Op::Var) {
+        d_.error(ref.at, "E-EXPORT", "'" + ref.text + "' is not a variable of the model", "export a declared variable");
+        continue;
+      }
+      const uint32_t var = scratch.nodes[0].index;
+      bool duplicate_entry = false;
+      for (const auto& e : img_.exports)
+        if (e.role == decl.export_role && (e.var == var || (!e.label.empty() && e.label == decl.export_label))) {
+          d_.error(decl.at, "E-DUPLICATE", "role '" + decl.export_role + "' already exports " +
+                   (e.var == var ? "'" + ref.text + "'" : "a label '" + e.label + "'"), "each role names a variable and a label once");
+          duplicate_entry = true;
+          break;
+        }
+      if (duplicate_entry) continue;
+      img_.exports.push_back({decl.export_role, decl.export_label, decl.description, var, span(decl.at)});
     }
   }
 

@@ -40,8 +40,10 @@ struct ANameRef {
 
 enum class Head { Eq, Variant, Approx, Constraint, Iterate, Ode, Stochastic };
 
+struct ATemplateArg;
+
 struct ADecl {
-  enum class K { Dimension, Unit, Prefix, Ref, Var, Const, Relation } k = K::Var;
+  enum class K { Dimension, Unit, Prefix, Ref, Var, Const, Relation, Export, Template, Instance } k = K::Var;
   std::string name;
   Location at;        // location of the name
   Location keyword_at;
@@ -57,6 +59,9 @@ struct ADecl {
   // Var / Const.
   std::vector<ANameRef> refs;
   std::vector<AAssume> assumptions;
+  // Var: `foreign "reason"` keeps the variable outside its system's namespace (reason empty: no clause).
+  std::string foreign_reason;
+  Location foreign_at;
   double value = 0;
   // Relation.
   Head head = Head::Eq;
@@ -71,11 +76,32 @@ struct ADecl {
   unsigned order = 1;
   std::string distribution;
   std::vector<AExpr> dist_params;
+  // Export: `export role [label =] target "description"`.
+  std::string export_role, export_label;
+  std::optional<ANameRef> export_target;
+  // Template: parameters and the declarations it stamps out (vars and relations).
+  std::vector<ANameRef> params;
+  std::vector<ADecl> members;
+  // Instance: the template used and the arguments given.
+  std::optional<ANameRef> template_name;
+  std::vector<ATemplateArg> args;
+  // Set on what an instance stamped out: the instance, so diagnostics can say which one.
+  std::string from_instance;
+  Location from_instance_at;
+};
+
+// One `param: value` of an instance: an expression, or a string for descriptions.
+struct ATemplateArg {
+  ANameRef param;
+  std::optional<AExpr> value;
+  std::optional<std::string> text;
 };
 
 struct AFile {
   const SourceFile* source = nullptr;
   std::string system;
+  std::string prefix;  // `system economics prefix econ`: the namespace, when it is not the system's name
+  Location prefix_at;
   std::string system_description, system_doc;
   Location system_at;
   std::vector<ANameRef> uses;

@@ -12,6 +12,8 @@
 #include "compiler/analyze.h"
 #include "compiler/ast.h"
 #include "compiler/limits.h"
+#include "compiler/print.h"
+#include "compiler/templates.h"
 
 namespace gs::compiler {
 
@@ -59,11 +61,12 @@ SourceRead read_source(const std::string& path, size_t max_bytes) {
   return {std::move(text), "", ""};
 }
 
-CompileResult compile_sources(const std::vector<SourceFile>& sources) {
+CompileResult compile_sources(const std::vector<SourceFile>& sources, const std::string& dump_after) {
   CompileResult result;
   std::vector<AFile> files;
   for (const auto& src : sources)
     if (auto f = parse_file(src, result.diagnostics)) files.push_back(std::move(*f));
+  if (dump_after == "parse") result.dump = print_files(files);
   if (result.diagnostics.has_errors()) return result;
   size_t declarations = 0;
   for (const auto& f : files) declarations += f.decls.size();
@@ -74,6 +77,9 @@ CompileResult compile_sources(const std::vector<SourceFile>& sources) {
                              "the model is far larger than any real one: check that the right files are loaded");
     return result;
   }
+  expand_templates(files, result.diagnostics);
+  if (dump_after == "expand_templates") result.dump = print_files(files);
+  if (result.diagnostics.has_errors()) return result;
   Image img = analyze(files, result.diagnostics);
   if (!result.diagnostics.has_errors()) result.image = std::move(img);
   return result;
@@ -121,14 +127,14 @@ std::vector<SourceFile> read_sources(const std::vector<std::string>& paths, Diag
   return sources;
 }
 
-CompileResult compile_paths(const std::vector<std::string>& paths) {
+CompileResult compile_paths(const std::vector<std::string>& paths, const std::string& dump_after) {
   CompileResult result;
   std::vector<SourceFile> sources = read_sources(paths, result.diagnostics);
   if (result.diagnostics.has_errors()) {
     result.unreadable_input = true;
     return result;
   }
-  return compile_sources(sources);
+  return compile_sources(sources, dump_after);
 }
 
 }  // namespace gs::compiler

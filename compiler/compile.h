@@ -14,7 +14,11 @@ struct CompileResult {
   std::optional<Image> image;  // set only when there were no errors
   Diagnostics diagnostics;
   bool unreadable_input = false;  // a path could not be read (exit 2 rather than 1)
+  std::string dump;               // the model as text after the pass named by `dump_after`, if any
 };
+
+// The passes whose output `--dump-after` can print, in order.
+inline constexpr const char* kDumpPasses[] = {"parse", "expand_templates"};
 
 // A source file's text, or why it cannot be one: missing, unreadable, a directory, a device or FIFO
 // (never read: /dev/zero would never end), larger than max_bytes, or binary.
@@ -29,11 +33,11 @@ SourceRead read_source(const std::string& path, size_t max_bytes);
 std::vector<std::string> expand_paths(const std::vector<std::string>& paths, Diagnostics& diags);
 
 // Each path is a .gstack file or a directory whose *.gstack files load in file-name order.
-CompileResult compile_paths(const std::vector<std::string>& paths);
+CompileResult compile_paths(const std::vector<std::string>& paths, const std::string& dump_after = "");
 // Reads each path (a .gstack file, or a directory's *.gstack files in file-name order); unreadable paths
 // are E-READ diagnostics.
 std::vector<SourceFile> read_sources(const std::vector<std::string>& paths, Diagnostics& diags);
 // Compiles in-memory sources in the order given (used by tests and the fuzzer).
-CompileResult compile_sources(const std::vector<SourceFile>& sources);
+CompileResult compile_sources(const std::vector<SourceFile>& sources, const std::string& dump_after = "");
 
 }  // namespace gs::compiler

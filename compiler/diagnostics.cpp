@@ -43,6 +43,10 @@ void Diagnostics::file_error(const std::string& path, std::string code, std::str
   items_.push_back(std::move(d));
 }
 
+void Diagnostics::annotate_since(size_t first, const std::string& note) {
+  for (size_t i = first; i < items_.size(); ++i) items_[i].message += " (" + note + ")";
+}
+
 bool Diagnostics::has_errors() const {
   return std::any_of(items_.begin(), items_.end(), [](const Diagnostic& d) { return d.severity == Severity::Error; });
 }

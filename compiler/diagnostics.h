@@ -38,6 +38,10 @@ class Diagnostics {
   void warning(const Location& at, std::string code, std::string message, std::string hint = "");
   void file_error(const std::string& path, std::string code, std::string message, std::string hint = "");
   bool has_errors() const;
+  size_t size() const { return items_.size(); }
+  // Appends `note` to the message of every diagnostic from index `first` on (e.g. which instance of a
+  // template a diagnostic inside the template belongs to).
+  void annotate_since(size_t first, const std::string& note);
   const std::vector<Diagnostic>& all() const { return items_; }
   std::string render_text() const;  // human form, one block per diagnostic
   std::string render_json() const;  // array of {file, line, column, severity, code, message, hint}

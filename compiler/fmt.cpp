@@ -22,6 +22,7 @@ struct TokenRole {
   bool tight_after = false;   // a prefix sign: no space before its operand
   bool tight_before = false;  // '(' of a call, assumption or distribution; ':' of a relation
   bool in_key = false;        // inside a variant key [..]: words keep the spacing they were written with
+  int nest = 0;               // inside a template's braces: its members are indented one level
 };
 
 class Roles {
@@ -29,34 +30,39 @@ class Roles {
   explicit Roles(size_t n) : roles(n) {}
   std::vector<TokenRole> roles;
 
-  void walk(antlr4::tree::ParseTree* node, int unit, bool in_key) {
+  void walk(antlr4::tree::ParseTree* node, int unit, bool in_key, int nest = 0) {
     auto* ctx = dynamic_cast<antlr4::ParserRuleContext*>(node);
     if (!ctx) return;
+    if (dynamic_cast<P::TemplateMemberContext*>(ctx)) ++nest;
+    const bool template_decl = dynamic_cast<P::TemplateDeclContext*>(ctx) != nullptr;
     if (unit < 0 && dynamic_cast<P::UnitExprContext*>(ctx)) unit = int(ctx->getStart()->getTokenIndex());
     if (dynamic_cast<P::VariantKeyContext*>(ctx)) in_key = true;
     // The keyword of every declaration (after its doc lines, which are marked below).
     if (dynamic_cast<P::SystemDeclContext*>(ctx) || dynamic_cast<P::UseDeclContext*>(ctx) || dynamic_cast<P::DimensionDeclContext*>(ctx) ||
         dynamic_cast<P::UnitDeclContext*>(ctx) || dynamic_cast<P::PrefixDeclContext*>(ctx) || dynamic_cast<P::RefDeclContext*>(ctx) ||
-        dynamic_cast<P::VarDeclContext*>(ctx) || dynamic_cast<P::ConstDeclContext*>(ctx) || dynamic_cast<P::RelationDeclContext*>(ctx))
+        dynamic_cast<P::VarDeclContext*>(ctx) || dynamic_cast<P::ConstDeclContext*>(ctx) || dynamic_cast<P::RelationDeclContext*>(ctx) ||
+        dynamic_cast<P::ExportDeclContext*>(ctx) || dynamic_cast<P::TemplateDeclContext*>(ctx) || dynamic_cast<P::InstanceDeclContext*>(ctx))
       at(ctx->getStart()).line_start = true;
     const bool sign_parent = dynamic_cast<P::UnaryContext*>(ctx) || dynamic_cast<P::SignedNumberContext*>(ctx) ||
                              dynamic_cast<P::UnitExponentContext*>(ctx);
     const bool call_parent = dynamic_cast<P::CallContext*>(ctx) || dynamic_cast<P::AssumptionContext*>(ctx) ||
-                             dynamic_cast<P::BodyDifferentialContext*>(ctx) || dynamic_cast<P::BodyStochasticContext*>(ctx);
-    const bool relation = dynamic_cast<P::RelationDeclContext*>(ctx) != nullptr;
+                             dynamic_cast<P::BodyDifferentialContext*>(ctx) || dynamic_cast<P::BodyStochasticContext*>(ctx) ||
+                             dynamic_cast<P::TemplateDeclContext*>(ctx) || dynamic_cast<P::InstanceDeclContext*>(ctx);
+    const bool relation = dynamic_cast<P::RelationDeclContext*>(ctx) != nullptr || dynamic_cast<P::TemplateArgContext*>(ctx) != nullptr;
     for (auto* child : ctx->children) {
       if (auto* leaf = dynamic_cast<antlr4::tree::TerminalNode*>(child)) {
         antlr4::Token* t = leaf->getSymbol();
         if (t->getType() == antlr4::Token::EOF) continue;
         TokenRole& r = at(t);
-        r.unit = unit, r.in_key = in_key;
+        r.unit = unit, r.in_key = in_key, r.nest = nest;
         const std::string text = t->getText();
+        if (template_decl && text == "}") r.line_start = true;  // a template's closing brace: column 1
         if (sign_parent && (text == "-" || text == "+")) r.tight_after = true;
         if (call_parent && text == "(") r.tight_before = true;
         if (relation && text == ":") r.tight_before = true;
         if (t->getType() == L::DOC) r.line_start = true;
       } else {
-        walk(child, unit, in_key);
+        walk(child, unit, in_key, nest);
       }
     }
   }
@@ -167,7 +173,8 @@ std::optional<std::string> format_source(const SourceFile& src, Diagnostics& dia
     const Gap g = read_gap((prev ? "" : "\n") + gap_text(prev_end, t->getStartIndex()));
     if (role.line_start) depth = 0;
     const int open_at_start = std::max(0, depth - (is_close(text) ? 1 : 0));
-    const std::string indent = role.line_start ? "" : std::string(size_t(4 + 4 * open_at_start), ' ');
+    const size_t base = size_t(4 * role.nest);  // template members sit one level in
+    const std::string indent = std::string(role.line_start ? base : base + size_t(4 + 4 * open_at_start), ' ');
     if (!g.trailing.empty()) line += (line.empty() ? "" : "  ") + g.trailing;
     const bool new_line = prev == nullptr || g.newlines > 0 || role.line_start || !g.trailing.empty();
     if (new_line) {

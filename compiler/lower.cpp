@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "compiler/builtins.h"
 #include "image/suggest.h"
 
 namespace gs::compiler {
@@ -117,6 +118,7 @@ class Lowerer {
       out_.nodes.push_back({Op::Local, 0});
       return Typed{s_.binder_dim, false, {}};
     }
+    if (in_math_namespace(e.text)) return math(e);
     auto it = s_.var_ids->find(e.text);
     if (it == s_.var_ids->end()) {
       std::vector<std::string> names;
@@ -133,6 +135,18 @@ class Lowerer {
     }
     out_.nodes.push_back({Op::Var, it->second});
     return Typed{(*s_.vars)[it->second].dim, false, {}};
+  }
+
+  // A built-in constant is a number like any literal: the image holds its value, not a name.
+  std::optional<Typed> math(const AExpr& e) {
+    auto v = math_constant(e.text);
+    if (!v) {
+      d_.error(e.at, "E-UNKNOWN-NAME", "unknown math constant '" + e.text + "'",
+               did_you_mean(e.text, math_constant_names()));
+      return std::nullopt;
+    }
+    out_.nodes.push_back({Op::Num, 0, 0, *v});
+    return Typed{Dim{}, false, *v};
   }
 
   std::optional<Typed> binary(const AExpr& e) {

@@ -78,7 +78,8 @@ std::optional<Location> too_deep_tokens(antlr4::CommonTokenStream& tokens, const
     } else if (level.size() == 1 && (type == L::DOC || type == L::VAR || type == L::CONST || type == L::UNIT ||
                type == L::PREFIX || type == L::DIMENSION || type == L::EQ_KW || type == L::VARIANT ||
                type == L::APPROX || type == L::CONSTRAINT || type == L::ITERATE || type == L::ODE ||
-               type == L::STOCHASTIC || type == L::USE)) {
+               type == L::STOCHASTIC || type == L::USE || type == L::EXPORT ||
+               type == L::TEMPLATE || type == L::INSTANCE)) {
       depth -= level[0], level[0] = 0;
     }
     if (counts) {
@@ -324,6 +325,20 @@ class Builder {
     return e;
   }
 
+  ADecl var(P::VarDeclContext* x) const {
+    ADecl d;
+    d.k = ADecl::K::Var, d.name = x->name->getText(), d.at = at(x->name), d.unit = unit(x->unitExpr());
+    d.description = unquote(x->desc), d.refs = refs(x->refList());
+    if (x->assumeList())
+      for (auto* a : x->assumeList()->assumption()) {
+        AAssume as{a->IDENT()->getText(), {}, {}, at(a)};
+        if (a->lo) as.lo = signed_number(a->lo), as.hi = signed_number(a->hi);
+        d.assumptions.push_back(as);
+      }
+    if (auto* f = x->foreignClause()) d.foreign_reason = unquote(f->reason), d.foreign_at = at(f);
+    return d;
+  }
+
   ADecl relation(P::RelationDeclContext* c) const {
     ADecl d;
     d.k = ADecl::K::Relation;
@@ -388,19 +403,33 @@ class Builder {
         if (f->locator) d.locator = unquote(f->locator);
       }
     } else if (auto* x = c->varDecl()) {
-      d.k = ADecl::K::Var, d.name = x->name->getText(), d.at = at(x->name), d.unit = unit(x->unitExpr());
-      d.description = unquote(x->desc), d.refs = refs(x->refList());
-      if (x->assumeList())
-        for (auto* a : x->assumeList()->assumption()) {
-          AAssume as{a->IDENT()->getText(), {}, {}, at(a)};
-          if (a->lo) as.lo = signed_number(a->lo), as.hi = signed_number(a->hi);
-          d.assumptions.push_back(as);
-        }
+      d = var(x);
     } else if (auto* x = c->constDecl()) {
       d.k = ADecl::K::Const, d.name = x->name->getText(), d.at = at(x->name), d.value = signed_number(x->value);
       d.unit = unit(x->unitExpr()), d.description = unquote(x->desc), d.refs = refs(x->refList());
     } else if (auto* x = c->relationDecl()) {
       d = relation(x);
+    } else if (auto* x = c->exportDecl()) {
+      d.k = ADecl::K::Export, d.name = x->role->getText(), d.at = at(x->role), d.export_role = d.name;
+      if (x->label) d.export_label = x->label->getText();
+      d.export_target = name_ref(x->target), d.description = unquote(x->desc);
+    } else if (auto* x = c->templateDecl()) {
+      d.k = ADecl::K::Template, d.name = x->name->getText(), d.at = at(x->name);
+      for (auto* p : x->params) d.params.push_back(name_ref(p));
+      for (auto* m : x->templateMember()) {
+        ADecl member = m->varDecl() ? var(m->varDecl()) : relation(m->relationDecl());
+        member.keyword_at = at(dynamic_cast<antlr4::ParserRuleContext*>(m->children.back()));
+        member.doc = docs(m->docs());
+        d.members.push_back(std::move(member));
+      }
+    } else if (auto* x = c->instanceDecl()) {
+      d.k = ADecl::K::Instance, d.name = x->name->getText(), d.at = at(x->name), d.template_name = name_ref(x->template_);
+      for (auto* a : x->templateArg()) {
+        ATemplateArg arg{name_ref(a->param), {}, {}};
+        if (a->text) arg.text = unquote(a->text);
+        else arg.value = expr(a->value);
+        d.args.push_back(std::move(arg));
+      }
     }
     // The declaration's own context, not `c`: `c` starts at the doc comment when there is one.
     d.keyword_at = at(dynamic_cast<antlr4::ParserRuleContext*>(c->children.back()));
@@ -413,6 +442,7 @@ class Builder {
     f.source = &src_;
     auto* s = c->systemDecl();
     f.system = s->name->getText(), f.system_at = at(s->name), f.system_description = unquote(s->desc);
+    if (s->ns) f.prefix = s->ns->getText(), f.prefix_at = at(s->ns);
     f.system_doc = docs(c->docs());
     for (auto* u : c->useDecl())
       for (auto* id : u->IDENT()) f.uses.push_back({id->getText(), at(id->getSymbol())});

@@ -6,10 +6,12 @@ file_        : docs systemDecl useDecl* decl* EOF ;
 
 docs         : DOC* ;
 
-systemDecl   : SYSTEM name=IDENT desc=STRING? ;
+// `prefix econ` names the system's namespace when it differs from the system's name (see E-NAMESPACE).
+systemDecl   : SYSTEM name=IDENT ( PREFIX ns=IDENT )? desc=STRING? ;
 useDecl      : USE IDENT (',' IDENT)* ;
 
-decl         : docs ( dimensionDecl | unitDecl | prefixDecl | refDecl | varDecl | constDecl | relationDecl ) ;
+decl         : docs ( dimensionDecl | unitDecl | prefixDecl | refDecl | varDecl | constDecl | relationDecl
+                    | exportDecl | templateDecl | instanceDecl ) ;
 
 dimensionDecl: DIMENSION name=IDENT desc=STRING? ;
 // `unit m : length` makes m the base unit of a base dimension; `unit J = kg*m^2/s^2` derives one.
@@ -18,19 +20,29 @@ prefixDecl   : PREFIX name=IDENT '=' signedNumber ;
 refDecl      : REF name=IDENT citation=STRING refField* ;
 refField     : KIND_KW kind=IDENT | URL url=STRING | YEAR year=NUMBER | AT locator=STRING ;
 
-varDecl      : VAR name=qname ':' unitExpr desc=STRING? refList? assumeList? ;
+varDecl      : VAR name=qname ':' unitExpr desc=STRING? refList? assumeList? foreignClause? ;
+// A variable kept outside its system's namespace, with the reason (the namespace rule's explicit exception).
+foreignClause: FOREIGN reason=STRING ;
 // The source is required, but checked after parsing (E-CONST-SOURCE) so the message can say so.
 constDecl    : CONST name=qname '=' value=signedNumber unitExpr desc=STRING? refList? ;
 refList      : REF IDENT (',' IDENT)* ;
 assumeList   : ASSUME assumption (',' assumption)* ;
 assumption   : IDENT ( '(' lo=signedNumber ',' hi=signedNumber ')' )? ;
 
+// `export headline cost_per_token = econ.cost.per_token "Cost per token"`: a name the tools read by role.
+exportDecl   : EXPORT role=IDENT ( label=IDENT '=' )? target=qname desc=STRING? ;
+// A family of variables and relations written once and stamped out by instances before the unit check.
+templateDecl : TEMPLATE name=IDENT '(' params+=IDENT ( ',' params+=IDENT )* ')' '{' templateMember* '}' ;
+templateMember : docs ( varDecl | relationDecl ) ;
+instanceDecl : INSTANCE name=IDENT '=' template_=IDENT '(' templateArg ( ',' templateArg )* ')' ;
+templateArg  : param=IDENT ':' ( text=STRING | value=expr ) ;
+
 relationDecl : head=relationHead name=IDENT variantKey? validity? ':' body desc=STRING? refList? ;
 relationHead : EQ_KW | VARIANT | APPROX | CONSTRAINT | ITERATE | ODE | STOCHASTIC ;
 variantKey   : '[' (word | NUMBER)+ ']' ;   // e.g. [dense], [stochastic], [1f1b]
 // Any identifier, keywords included: variant keys are free-form labels such as [stochastic].
 word         : IDENT | SYSTEM | USE | DIMENSION | UNIT | PREFIX | REF | KIND_KW | URL | YEAR | AT | VAR | CONST
-             | ASSUME | EQ_KW | VARIANT | APPROX | CONSTRAINT | ITERATE | ODE | STOCHASTIC | WHEN | OVER | FROM
+             | ASSUME | FOREIGN | EXPORT | TEMPLATE | INSTANCE | EQ_KW | VARIANT | APPROX | CONSTRAINT | ITERATE | ODE | STOCHASTIC | WHEN | OVER | FROM
              | TIMES | DERIV | MEAN | PIECEWISE | IF | OTHERWISE | AND | OR | NOT ;
 validity     : WHEN expr ;
 body         : lhs=expr '=' map=expr OVER binder=IDENT FROM init=expr TIMES count=expr         # BodyIterate
@@ -78,6 +90,10 @@ AT         : 'at' ;
 VAR        : 'var' ;
 CONST      : 'const' ;
 ASSUME     : 'assume' ;
+FOREIGN    : 'foreign' ;
+EXPORT     : 'export' ;
+TEMPLATE   : 'template' ;
+INSTANCE   : 'instance' ;
 EQ_KW      : 'eq' ;
 VARIANT    : 'variant' ;
 APPROX     : 'approx' ;

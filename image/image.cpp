@@ -40,7 +40,7 @@ std::string sha256_hex(const void* data, size_t size) {
 bool Image::operator==(const Image& o) const {
   return files == o.files && file_hashes == o.file_hashes && units.dimension_names == o.units.dimension_names &&
          systems == o.systems && refs == o.refs && vars == o.vars && relations == o.relations &&
-         relation_deps == o.relation_deps && defined_by == o.defined_by && used_in == o.used_in &&
+         relation_deps == o.relation_deps && defined_by == o.defined_by && used_in == o.used_in && exports == o.exports &&
          units.units.size() == o.units.units.size() && units.prefixes.size() == o.units.prefixes.size();
 }
 
@@ -247,6 +247,8 @@ void write_payload(Writer& w, const Image& img) {
     w.i32(r.indep_var), w.u32(r.order), w.u32s(r.refs), w.span(r.span);
   }
   w.csr(img.relation_deps), w.csr(img.defined_by), w.csr(img.used_in);
+  w.u32(uint32_t(img.exports.size()));
+  for (const auto& e : img.exports) w.str(e.role), w.str(e.label), w.str(e.description), w.u32(e.var), w.span(e.span);
 }
 
 void check_ids(const Image& img) {
@@ -289,6 +291,7 @@ void check_ids(const Image& img) {
   check_csr(img.relation_deps, nr, nv);
   check_csr(img.defined_by, nv, nr);
   check_csr(img.used_in, nv, nr);
+  for (const auto& e : img.exports) if (e.var >= nv) bad("exported variable id out of range");
 }
 
 Image read_payload(Reader& r) {
@@ -341,6 +344,11 @@ Image read_payload(Reader& r) {
     img.relations.push_back(std::move(x));
   }
   img.relation_deps = r.csr(), img.defined_by = r.csr(), img.used_in = r.csr();
+  for (uint32_t i = 0, n = r.count(8); i < n; ++i) {
+    Export e;
+    e.role = r.str(), e.label = r.str(), e.description = r.str(), e.var = r.u32(), e.span = r.span();
+    img.exports.push_back(std::move(e));
+  }
   if (!r.done()) throw ImageError("registry image is corrupt (trailing bytes after the last table)");
   check_ids(img);
   return img;

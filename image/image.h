@@ -19,7 +19,8 @@
 
 namespace gs {
 
-constexpr uint32_t kImageFormatVersion = 1;
+// 2: the `exports` table (names the tools read by role) follows the adjacency tables.
+constexpr uint32_t kImageFormatVersion = 2;
 
 struct Span {
   uint32_t file = 0;  // index into Image::files
@@ -106,6 +107,23 @@ struct System {
   bool operator==(const System&) const = default;
 };
 
+// The roles an `export` may take: the compiler accepts only these, and the tools look names up by them.
+inline constexpr const char* kExportHeadline = "headline";    // headline targets (stats, next-work, model-coverage)
+inline constexpr const char* kExportQuestion = "question";    // the site's Ask menu, in order
+inline constexpr const char* kExportBreakdown = "breakdown";  // the total the site splits by relation
+inline constexpr const char* kExportInput = "input";          // calculator inputs the site lists first, in order
+
+// One `export` declaration: a variable the tools read by role rather than by a name written into C++
+// (role "headline": the headline targets; "question": the site's questions; ...; see docs/language.md).
+struct Export {
+  std::string role;
+  std::string label;        // short key within the role (cost_per_token); may be empty
+  std::string description;  // text for people (a menu entry, a column heading)
+  uint32_t var = 0;
+  Span span;
+  bool operator==(const Export&) const = default;
+};
+
 // Compressed sparse rows: the items of row i are items[offsets[i] .. offsets[i+1]).
 struct Csr {
   std::vector<uint32_t> offsets{0};
@@ -128,6 +146,7 @@ struct Image {
   Csr relation_deps;  // relation -> variables it reads (graph edges; all fields, sorted)
   Csr defined_by;     // variable -> relations that define it (value relations, and constraints it is in)
   Csr used_in;        // variable -> relations that read it
+  std::vector<Export> exports;  // in declaration order
   bool operator==(const Image& o) const;
 };
 

@@ -8,11 +8,9 @@ namespace gs {
 HeadlineCoverage headline_coverage(const Registry& reg, const Graph& graph) {
   HeadlineCoverage c;
   std::vector<uint8_t> in_cone(reg.var_count(), 0);
-  for (const char* name : kHeadlineTargets) {
-    auto id = reg.find_var(name);
-    if (!id) continue;
+  for (const Export& e : reg.exports(kExportHeadline)) {
     ++c.targets_found;
-    for (uint32_t v : graph.dependency_cone(*id)) in_cone[v] = 1;
+    for (uint32_t v : graph.dependency_cone(e.var)) in_cone[v] = 1;
   }
   c.relations = reg.relation_count();
   for (uint32_t r = 0; r < reg.relation_count(); ++r) {

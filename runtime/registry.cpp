@@ -83,6 +83,13 @@ void Registry::warn_if_stale(const Image& img, const std::string& path) {
                "rebuild it (make build, or gstackc compile model -o %s)\n", path.c_str(), names.c_str(), path.c_str());
 }
 
+std::vector<Export> Registry::exports(std::string_view role) const {
+  std::vector<Export> out;
+  for (const auto& e : img_.exports)
+    if (e.role == role) out.push_back(e);
+  return out;
+}
+
 std::optional<uint32_t> Registry::find_var(std::string_view name) const {
   auto it = var_index_.find(name);
   return it == var_index_.end() ? std::nullopt : std::optional<uint32_t>(it->second);

@@ -56,6 +56,9 @@ class Registry {
   std::optional<uint32_t> find_var(std::string_view name) const;
   std::optional<uint32_t> find_relation(std::string_view name) const;
   std::optional<uint32_t> find_system(std::string_view name) const;
+  // What the model exports under `role` ("headline", "question", "breakdown", "input"; see `export` in
+  // docs/language.md), in declaration order: the tools read model names from here, not from C++ literals.
+  std::vector<Export> exports(std::string_view role) const;
 
   std::vector<uint32_t> by_system(uint32_t system) const;
   std::vector<uint32_t> by_prefix(std::string_view prefix) const;  // sorted by name

@@ -122,6 +122,12 @@ ImportResult import_hf_config(const std::string& json_text, const std::string& j
   if (!config.is_object()) throw PresetError(json_path + ":1:1: expected a JSON object (a Hugging Face config.json)");
 
   const toml::table map = read_toml_file(map_path);
+  // The model variables the rules below read or set come from the map's [roles] table, not from C++.
+  auto role = [&](const char* name) {
+    auto v = map["roles"][name].value<std::string>();
+    if (!v) throw PresetError(map_path + ": [roles] has no '" + std::string(name) + "' (the variable the importer's rule for it sets)");
+    return *v;
+  };
 
   ImportResult r;
   for (const auto& key : toml_strings(map.get("experts_keys")))
@@ -164,7 +170,8 @@ ImportResult import_hf_config(const std::string& json_text, const std::string& j
     }
     if (!found && !(*f)["optional"].value_or(false)) r.not_found.push_back(var);
   }
-  for (const char* core : {"arch.n_layers", "arch.d_model", "arch.n_heads"})
+  const std::string n_layers = role("n_layers"), d_model = role("d_model"), n_heads = role("n_heads");
+  for (const std::string& core : {n_layers, d_model, n_heads})
     if (!values.count(core))
       throw PresetError(json_path + ": no " + std::string(core) + " in the configuration (looked for the keys " + map_path +
                         " lists); is this a transformer config.json?");
@@ -182,38 +189,39 @@ ImportResult import_hf_config(const std::string& json_text, const std::string& j
     for (const auto& [k, v] : *assumed)
       if (auto x = v.value<double>(); x && !values.count(std::string(k.str())))
         put(std::string(k.str()), *x, "assumption of the import map (" + map_path + "); edit for a model that differs");
-  if (r.moe && !values.count("arch.moe.shared_expert_count")) put("arch.moe.shared_expert_count", 0, "no shared-expert key in config.json");
-  std::erase(r.not_found, std::string("arch.moe.shared_expert_count"));
+  const std::string shared_experts = role("shared_expert_count");
+  if (r.moe && !values.count(shared_experts)) put(shared_experts, 0, "no shared-expert key in config.json");
+  std::erase(r.not_found, shared_experts);
 
   if (r.moe) {
-    const double layers = values["arch.n_layers"];
+    const double layers = values[n_layers];
     double dense = 0, stride = 1;
     if (const json* v = lookup(config, map["dense_prefix_key"].value_or(std::string()))) dense = v->is_number() ? v->get<double>() : 0;
     if (const json* v = lookup(config, map["moe_stride_key"].value_or(std::string()))) stride = v->is_number() && v->get<double>() > 0 ? v->get<double>() : 1;
     const double moe_layers = std::floor((layers - dense) / stride);
-    put("arch.moe.n_moe_layers", moe_layers, "derived: (layers - leading dense layers " + number_text(dense) + ") / MoE stride " + number_text(stride));
-    put("arch.moe.capacity_factor", 1, "dropless routing: the capacity constraint's floor");
+    put(role("n_moe_layers"), moe_layers, "derived: (layers - leading dense layers " + number_text(dense) + ") / MoE stride " + number_text(stride));
+    put(role("capacity_factor"), 1, "dropless routing: the capacity constraint's floor");
   } else {
-    put("arch.moe.n_moe_layers", 0, "dense model: no mixture of experts");
-    put("arch.moe.active_experts", 1, "dense model: placeholder for the expert-parallel message size, which no layer uses");
+    put(role("n_moe_layers"), 0, "dense model: no mixture of experts");
+    put(role("active_experts"), 1, "dense model: placeholder for the expert-parallel message size, which no layer uses");
   }
   if (r.mla) {
-    const double h = values["arch.n_heads"];
-    values["arch.n_kv_heads"] = h;
-    std::erase_if(assign, [](const Line& l) { return l.key == "arch.n_kv_heads" || l.key == "arch.head_dim"; });
-    put("arch.n_kv_heads", h, "MLA: training expands the latent to per-head keys and values");
-    put("arch.head_dim", (values["arch.mla.d_head_nope"] + values["arch.mla.d_rope"] + values["arch.mla.d_head_v"]) / 2,
+    const double h = values[n_heads];
+    const std::string kv_heads = role("n_kv_heads"), head_dim = role("head_dim");
+    values[kv_heads] = h;
+    std::erase_if(assign, [&](const Line& l) { return l.key == kv_heads || l.key == head_dim; });
+    put(kv_heads, h, "MLA: training expands the latent to per-head keys and values");
+    put(head_dim, (values[role("mla_d_head_nope")] + values[role("mla_d_rope")] + values[role("mla_d_head_v")]) / 2,
         "MLA: attention-core equivalent width, (query-key width + value width) / 2");
   }
 
   const std::string attention = r.mla ? "mla" : "gqa";
-  std::vector<Line> variants = {
-      {"arch.attn.params_per_layer", quoted(attention), "attention kind read from config.json"},
-      {"kernel.gemm.qkv.n", quoted(attention), "QKV GEMM width of the same attention"},
-      {"kernel.gemm.proj.k", quoted(attention), "output-projection depth of the same attention"},
-      {"arch.kv.bytes_per_token_layer", quoted(attention), "key/value cache of the same attention"},
-      {"arch.moe.padding_factor", quoted("dropless"), r.moe ? "dropless routing (assumed)" : "dense model: no capacity padding"},
-  };
+  std::vector<Line> variants;
+  if (const toml::array* selectors = map["attention_selector"].as_array())
+    for (const auto& node : *selectors)
+      if (const toml::table* s = node.as_table())
+        variants.push_back({(*s)["variable"].value_or(std::string()), quoted(attention), (*s)["comment"].value_or(std::string())});
+  variants.push_back({role("padding_factor"), quoted("dropless"), r.moe ? "dropless routing (assumed)" : "dense model: no capacity padding"});
 
   std::ostringstream out;
   out << "# Imported by `gpu-stack workload import` from " << fs::path(json_path).filename().string() << " with the key map "
@@ -221,9 +229,9 @@ ImportResult import_hf_config(const std::string& json_text, const std::string& j
   out << "name = " << quoted(preset_name) << "\n";
   out << "description = "
       << quoted(std::string(r.moe ? "MoE" : "Dense") + " model imported from " + fs::path(json_path).filename().string() + ": " +
-                number_text(values["arch.n_layers"]) + " layers, d_model " + number_text(values["arch.d_model"]) + ", " +
-                number_text(values["arch.n_heads"]) + " heads" +
-                (r.moe ? ", " + number_text(values["arch.moe.n_experts"]) + " experts top-" + number_text(values["arch.moe.active_experts"]) : ""))
+                number_text(values[n_layers]) + " layers, d_model " + number_text(values[d_model]) + ", " +
+                number_text(values[n_heads]) + " heads" +
+                (r.moe ? ", " + number_text(values[role("n_experts")]) + " experts top-" + number_text(values[role("active_experts")]) : ""))
       << "\n";
   out << "source = " << quoted(json_path + " (model configuration); key map " + map_path) << "\n";
   out << "extends = [" << quoted(r.moe ? "moe_variant_selector" : "dense_variant_selector") << "]\n";

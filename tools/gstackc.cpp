@@ -1,5 +1,5 @@
 // gstackc: checks .gstack model files and compiles them into a registry image.
-//   gstackc check PATH... [--json]
+//   gstackc check PATH... [--json | --dump-after=parse|expand_templates]
 //   gstackc compile PATH... -o FILE [--json]
 //   gstackc completion bash | gstackc --version
 //   gstackc fmt [--check] PATH...
@@ -89,7 +89,11 @@ int main(int argc, char** argv) {
 
   auto* check = app.add_subcommand("check", "Parse, resolve names and check units; write nothing");
   check->add_option("paths", paths, "model files or directories")->required();
-  check->add_flag("--json", json, "print diagnostics as a JSON array on stdout");
+  auto* check_json = check->add_flag("--json", json, "print diagnostics as a JSON array on stdout");
+  std::string dump_after;
+  check->add_option("--dump-after", dump_after, "print the model as text after this pass (parse, expand_templates) on stdout")
+      ->check(CLI::IsMember(std::vector<std::string>(std::begin(gs::compiler::kDumpPasses), std::end(gs::compiler::kDumpPasses))))
+      ->excludes(check_json);
 
   auto* compile = app.add_subcommand("compile", "Check the model and write the registry image");
   compile->add_option("paths", paths, "model files or directories")->required();
@@ -124,7 +128,8 @@ int main(int argc, char** argv) {
       std::cerr << "gstackc: " << *refusal << "\n";
       return 2;
     }
-  auto result = gs::compiler::compile_paths(paths);
+  auto result = gs::compiler::compile_paths(paths, dump_after);
+  std::cout << result.dump;
   int status = report(result, json);
   if (status != 0 || !compile->parsed()) {
     if (status == 0 && !json) std::cerr << "gstackc: " << result.image->vars.size() << " variables, " << result.image->relations.size() << " relations: ok\n";

@@ -59,12 +59,12 @@ NextWork next_work(const Registry& reg, const NextWorkRequest& req) {
   const Preset& preset = scenario.presets.front();
   const std::string preset_arg = " --preset " + nw.preset;
 
-  // Influence is weighed on the headline targets (--target, else the model's cost per token, else the
-  // preset's targets) so that intermediate quantities do not crowd the list; blocking inputs count
+  // Influence is weighed on the headline targets (--target, else the model's first exported headline,
+  // cost per token, else the preset's targets) so that intermediate quantities do not crowd the list; blocking inputs count
   // for every target the preset reports as well.
   for (const auto& t : req.targets) nw.targets.push_back(lookup_variable(reg, t, "target variable"));
   if (nw.targets.empty()) {
-    if (auto v = reg.find_var("econ.cost.per_token")) nw.targets.push_back(*v);
+    if (const auto heads = reg.exports(kExportHeadline); !heads.empty()) nw.targets.push_back(heads.front().var);
     else
       for (const auto& [label, v] : preset.targets) nw.targets.push_back(v);
   }

@@ -82,6 +82,12 @@ std::vector<ModelVariable> parse_model_inputs(const std::string& text, const std
   return out;
 }
 
+std::map<std::string, double> model_values_by_role(const std::vector<std::pair<std::string, double>>& by_role) {
+  std::map<std::string, double> out;
+  for (const auto& [role, value] : by_role) out[model_variable_for(role).name] = value;
+  return out;
+}
+
 std::string model_inputs_path() { return PresetLibrary::default_dir() + "/sim/model-inputs.toml"; }
 
 const std::vector<ModelVariable>& sim_model_variables() {

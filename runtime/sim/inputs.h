@@ -70,7 +70,10 @@ struct ModelVariable {
 const std::vector<ModelVariable>& sim_model_variables();
 const ModelVariable* find_model_variable(const std::string& name);
 const ModelVariable& model_variable_for(const std::string& role);  // throws std::logic_error on an unknown role
-std::string model_inputs_path();  // <presets>/sim/model-inputs.toml (GSTACK_PRESETS moves the presets)
+std::string model_inputs_path();
+// Values keyed by the engine's roles ({"t_step", 1.5}, ...) re-keyed by the model variables bound to them,
+// for reference scenarios that set the simulator's inputs directly. Throws std::logic_error on an unknown role.
+std::map<std::string, double> model_values_by_role(const std::vector<std::pair<std::string, double>>& by_role);  // <presets>/sim/model-inputs.toml (GSTACK_PRESETS moves the presets)
 // Parses a bindings file (exposed for tests); every role the engine uses must be bound exactly once.
 std::vector<ModelVariable> parse_model_inputs(const std::string& toml_text, const std::string& origin);
 

@@ -38,23 +38,13 @@ using json = nlohmann::ordered_json;
 
 namespace {
 
-// The headline questions of the Ask view, in menu order, and the run cost the breakdown splits.
-struct Question {
-  const char* key;
-  const char* label;
-  const char* var;
-};
-constexpr Question kQuestions[] = {
-    {"cost_per_token", "Cost per token", "econ.cost.per_token"},
-    {"tokens_per_sec", "Tokens per second", "training.tokens_per_sec"},
-    {"power", "Facility power of the job", "econ.job.dc_power"},
-    {"wallclock", "Wall-clock time of the run", "training.wallclock"},
-};
-constexpr const char* kTotalCost = "econ.run.total_cost";
-// Calculator inputs shown first when the scenario assigns them (the rest follow, by name).
-constexpr const char* kMainInputs[] = {
-    "par.n_gpus", "training.total_tokens", "gpu.peak_flops_power_limited", "gpu.power.total", "econ.power.price_kwh",
-    "thermal.dc.pue", "econ.job.capex_rate", "arch.flops.step_dense", "arch.tokens_per_step", "training.t_exposed_comm"};
+// The Ask view's questions (in menu order), the run cost the breakdown splits and the calculator inputs
+// listed first are what the model exports under the roles question, breakdown and input
+// (model/29_exports.gstack), so this file names no model variable.
+std::optional<uint32_t> first_export(const Registry& reg, const char* role) {
+  const auto e = reg.exports(role);
+  return e.empty() ? std::nullopt : std::optional<uint32_t>(e.front().var);
+}
 
 std::optional<double> finite(const GiNaC::ex& e) {
   auto d = sym::to_double(e);
@@ -178,8 +168,7 @@ json model_json(const Registry& reg, const std::string& image_path) {
     rels.push_back(std::move(j));
   }
   json questions = json::array();
-  for (const auto& q : kQuestions)
-    if (reg.find_var(q.var)) questions.push_back({{"key", q.key}, {"label", q.label}, {"var", *reg.find_var(q.var)}});
+  for (const auto& q : reg.exports(kExportQuestion)) questions.push_back({{"key", q.label}, {"label", q.description}, {"var", q.var}});
   RegistryStats st = reg.stats();
   return {{"schema", "gpu-stack.site.model.v1"},
           {"image", fs::path(image_path).filename().string()},
@@ -204,9 +193,8 @@ json scenario_json(const Registry& reg, const PresetLibrary& lib, const std::str
                    const Graph& graph, size_t samples, std::vector<std::string>& notes) {
   Preset preset = lib.load(name);
   std::vector<uint32_t> targets;
-  for (const auto& q : kQuestions)
-    if (auto v = reg.find_var(q.var)) targets.push_back(*v);
-  if (auto v = reg.find_var(kTotalCost)) targets.push_back(*v);
+  for (const auto& q : reg.exports(kExportQuestion)) targets.push_back(q.var);
+  if (auto v = first_export(reg, kExportBreakdown)) targets.push_back(*v);
 
   // One fresh resolver per target; the steps of later targets that an earlier one already computed are
   // skipped, so the merged list stays in dependency order.
@@ -255,10 +243,10 @@ json scenario_json(const Registry& reg, const PresetLibrary& lib, const std::str
     input_ids.push_back(d);
   }
   // Main inputs first, then the other assignments by name, then constants.
+  const auto main_inputs = reg.exports(kExportInput);
   auto rank = [&](uint32_t v) {
-    const std::string& n = reg.var(v).name;
-    for (size_t i = 0; i < std::size(kMainInputs); ++i)
-      if (n == kMainInputs[i]) return int(i);
+    for (size_t i = 0; i < main_inputs.size(); ++i)
+      if (main_inputs[i].var == v) return int(i);
     return reg.var(v).is_constant ? 2000 : 1000;
   };
   std::stable_sort(input_ids.begin(), input_ids.end(), [&](uint32_t a, uint32_t b) {
@@ -317,7 +305,7 @@ json scenario_json(const Registry& reg, const PresetLibrary& lib, const std::str
   // Breakdown of the run's total cost into the direct terms of its selected relation. Each part is a
   // term's value; the parts are added in order and the sum is compared with the total.
   json breakdown = nullptr;
-  if (auto total = reg.find_var(kTotalCost)) {
+  if (auto total = first_export(reg, kExportBreakdown)) {
     json parts = json::array();
     double sum = 0;
     bool ok = values.count(*total) > 0;
@@ -364,7 +352,7 @@ json scenario_json(const Registry& reg, const PresetLibrary& lib, const std::str
 
   // Influence of the inputs on cost per token (elasticities), for the root-debt view.
   json influence_rows = json::array();
-  if (auto cpt = reg.find_var(kQuestions[0].var)) {
+  if (auto cpt = first_export(reg, kExportQuestion)) {
     try {
       InfluenceResult inf = influence(reg, preset.assignments, preset.variants, *cpt, graph, preset.uncertain);
       size_t n = 0;
@@ -404,7 +392,7 @@ json scenario_json(const Registry& reg, const PresetLibrary& lib, const std::str
           {"missing", std::vector<uint32_t>(missing.begin(), missing.end())},
           {"breakdown", breakdown},
           {"calculator", {{"inputs", inputs}, {"steps", psteps}, {"max_relative_error_vs_resolver", max_err}}},
-          {"influence", {{"target", reg.find_var(kQuestions[0].var) ? json(*reg.find_var(kQuestions[0].var)) : json(nullptr)},
+          {"influence", {{"target", first_export(reg, kExportQuestion) ? json(*first_export(reg, kExportQuestion)) : json(nullptr)},
                          {"rows", influence_rows}}}};
 }
 

@@ -2,7 +2,7 @@
 # gstackc's command-line contract: exit statuses, the --json shape, and byte-identical images.
 #   cli_check.sh GSTACKC CHECK WORKDIR
 # CHECK is one of: json, json-clean, unreadable, empty-dir, usage, clean, no-image-on-error,
-# deterministic, coverage, output-is-input, special-files, limits. Runs from this directory so paths in messages are relative and stable.
+# deterministic, coverage, output-is-input, special-files, limits, dump-after. Runs from this directory so paths in messages are relative and stable.
 set -uo pipefail
 gstackc=$1
 check=$2
@@ -122,6 +122,28 @@ case "$check" in
     expect 1 timeout 120 "$gstackc" check "$work/decls.gstack"
     [[ "$err" == *"error[E-TOO-LARGE]: the model has 200001 declarations; the limit is 200000"* ]] || fail "stderr: $err"
     rm -f "$work/tokens.gstack" "$work/decls.gstack"
+    ;;
+  dump-after)
+    # --dump-after=expand_templates prints every instance as the plain declarations it became, and the
+    # printed model compiles to the same relations (it is .gstack text again).
+    cat > "$work/t.gstack" <<'GSTACK'
+system diag
+var diag.m : 1 "rows"
+var diag.n : 1 "cols"
+template gemm(g, M, N, what) {
+    var g.flops : FLOP "FLOPs of {what}"
+    eq flops: g.flops = 2 [FLOP] * M * (N + 1)
+}
+instance a = gemm(g: diag.a, M: diag.m, N: diag.n, what: "A")
+GSTACK
+    expect 0 "$gstackc" check --dump-after=expand_templates "${prelude[@]}" "$work/t.gstack"
+    [[ "$out" == *'var diag.a.flops : FLOP "FLOPs of A"'* ]] || fail "no expanded variable in: $out"
+    [[ "$out" == *'eq a_flops: diag.a.flops = 2 [FLOP] * diag.m * (diag.n + 1)'* ]] || fail "no expanded relation in: $out"
+    [[ "$out" != *template* ]] || fail "the template is still there: $out"
+    expect 0 "$gstackc" check --dump-after=parse "${prelude[@]}" "$work/t.gstack"
+    [[ "$out" == *'template gemm(g, M, N, what) { ... }'* ]] || fail "parse dump lacks the template: $out"
+    expect 2 "$gstackc" check --dump-after=lower "${prelude[@]}" "$work/t.gstack"
+    expect 2 "$gstackc" check --json --dump-after=parse "${prelude[@]}" "$work/t.gstack"
     ;;
   *)
     echo "unknown check '$check'" >&2

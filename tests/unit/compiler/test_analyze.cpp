@@ -10,7 +10,7 @@ using namespace gs::testing;
 
 TEST_CASE("unknown names suggest the closest visible ones") {
   auto d = first_error(
-      "system t\nvar econ.cost.per_token : USD/token \"c\"\nvar t.y : USD/token \"y\"\n"
+      "system t\nvar econ.cost.per_token : USD/token \"c\" foreign \"another system's name, for the test\"\nvar t.y : USD/token \"y\"\n"
       "eq e: t.y = econ.cost.per_tokn\n");
   CHECK(d.code == "E-UNKNOWN-NAME");
   CHECK(d.message == "unknown name 'econ.cost.per_tokn'");

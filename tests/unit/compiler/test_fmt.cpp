@@ -71,3 +71,29 @@ TEST_CASE("fmt: a file that does not parse is refused with its diagnostic") {
   CHECK(d.has_errors());
   CHECK(d.render_text().find("bad.gstack:") != std::string::npos);
 }
+
+TEST_CASE("templates: members one level in, the closing brace in column 1, instance arguments like a call") {
+  const std::string messy =
+      "system t\n"
+      "template  g( a,b ){\n"
+      "/// doc\n"
+      "var a.x : m \"x\"\n"
+      "  eq x : a.x=b\n"
+      " \"desc\"\n"
+      "   }\n"
+      "instance  z = g( a : t.z , b :t.y)\n"
+      "export   input t.y\n";
+  const std::string expected =
+      "system t\n"
+      "template g(a, b) {\n"
+      "    /// doc\n"
+      "    var a.x : m \"x\"\n"
+      "    eq x: a.x = b\n"
+      "        \"desc\"\n"
+      "}\n"
+      "instance z = g(a: t.z, b: t.y)\n"
+      "export input t.y\n";
+  CHECK(format_text(messy) == expected);
+  CHECK(format_text(expected) == expected);
+  CHECK(squeezed(format_text(messy)) == squeezed(messy));
+}
