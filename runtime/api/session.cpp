@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include <nlohmann/json.hpp>
+
+#include "runtime/report.h"
 #include "runtime/sim/inputs.h"
 #include "runtime/zoo.h"
 
@@ -52,14 +55,24 @@ ScenarioPoint build_scenario(const Registry& reg, const PresetLibrary& lib, cons
   return s;
 }
 
-ResolveAnswer resolve(const Registry& reg, const ScenarioPoint& s, uint32_t target, const ResolveOptions& options) {
+ResolveAnswer resolve(const Registry& reg, const ScenarioPoint& s, uint32_t target, const ResolveOptions& options,
+                      size_t interval_samples) {
   Resolver resolver(reg, s.assignments, s.variants, options);
   ResolveAnswer a{resolver.resolve(target), std::nullopt, 1};
   // An uncertain scenario also gets the target's 90% interval, from the compiled cone.
-  if (!s.uncertain.empty() && a.resolution.number && a.resolution.missing.empty())
-    a.interval = interval_of(reg, s, target, 100000, a.interval_seed);
+  if (interval_samples > 0 && !s.uncertain.empty() && a.resolution.number && a.resolution.missing.empty())
+    a.interval = interval_of(reg, s, target, interval_samples, a.interval_seed);
   if (a.interval && a.interval->p5 == a.interval->p95) a.interval.reset();  // the uncertain inputs do not move this target
   return a;
+}
+
+std::string resolve_json(const Registry& reg, const ResolveAnswer& answer) {
+  std::string text = resolution_json(reg, answer.resolution);
+  if (!answer.interval) return text;
+  auto j = nlohmann::ordered_json::parse(text);
+  const Interval& i = *answer.interval;
+  j["interval"] = {{"p5", i.p5}, {"median", i.p50}, {"p95", i.p95}, {"samples", i.samples}, {"seed", answer.interval_seed}};
+  return j.dump(2);
 }
 
 sim::ModelValues simulator_inputs(const Registry& reg, const PresetLibrary& lib, const std::vector<std::string>& presets) {

@@ -47,7 +47,13 @@ struct ResolveAnswer {
   std::optional<Interval> interval;
   uint64_t interval_seed = 1;
 };
-ResolveAnswer resolve(const Registry& reg, const ScenarioPoint& scenario, uint32_t target, const ResolveOptions& options = {});
+// Monte Carlo samples behind `resolve`'s interval; 0 asks for no interval (the server's fast path).
+constexpr size_t kResolveIntervalSamples = 100000;
+ResolveAnswer resolve(const Registry& reg, const ScenarioPoint& scenario, uint32_t target, const ResolveOptions& options = {},
+                      size_t interval_samples = kResolveIntervalSamples);
+// The `resolve --json` document (the resolution with its trace steps, and the interval when there is one),
+// shared by the command line and the server.
+std::string resolve_json(const Registry& reg, const ResolveAnswer& answer);
 
 // The simulator's model variables computed by the model's cones under the presets (`simulate --preset`).
 sim::ModelValues simulator_inputs(const Registry& reg, const PresetLibrary& lib, const std::vector<std::string>& presets);

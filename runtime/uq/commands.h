@@ -101,6 +101,11 @@ struct SensitivityResult {
 SensitivityResult run_sensitivity(const Registry& reg, const ScenarioPoint& scenario, uint32_t target, size_t samples,
                                   uint64_t seed, unsigned threads);
 
+// The `sweep --json` summary of a result (engine, timing, each target's range, inputs not read); with
+// `with_points`, also each axis's values and each target's values per point (base units; null where not
+// finite), as the server returns them.
+std::string sweep_json(const Registry& reg, const SweepResult& r, bool with_points);
+
 int sweep_command(const Registry& reg, const ScenarioPoint& scenario, const SweepRequest& req, std::ostream& out, std::ostream& err);
 int uncertainty_command(const Registry& reg, const ScenarioPoint& scenario, const SamplingRequest& req, std::ostream& out, std::ostream& err);
 int sensitivity_command(const Registry& reg, const ScenarioPoint& scenario, const SamplingRequest& req, std::ostream& out, std::ostream& err);
