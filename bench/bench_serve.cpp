@@ -42,7 +42,7 @@ Run load(int port, size_t requests, size_t connections, bool resolve) {
         const auto t0 = std::chrono::steady_clock::now();
         httplib::Result res;
         if (resolve) {
-          const std::string body = R"({"target": "econ.cost.per_token", "preset": "default", "assign": ["econ.gpu.capex=)" +
+          const std::string body = R"({"target": "econ.cost.per_token", "preset": "default", "trace": false, "assign": ["econ.gpu.capex=)" +
                                    std::to_string(25000 + i % 10000) + R"( USD"]})";
           res = cli.Post("/api/resolve", body, "application/json");
         } else {

@@ -34,6 +34,12 @@ std::vector<std::string> preset_layers(const PresetLibrary& lib, const ScenarioI
 
 ScenarioPoint build_scenario(const Registry& reg, const PresetLibrary& lib, const ScenarioInputs& in,
                              std::vector<std::string>* user_presets) {
+  ScenarioPoint s = preset_point(lib, in, user_presets);
+  apply_overrides(reg, in, s);
+  return s;
+}
+
+ScenarioPoint preset_point(const PresetLibrary& lib, const ScenarioInputs& in, std::vector<std::string>* user_presets) {
   ScenarioPoint s;
   const std::vector<std::string> layers = preset_layers(lib, in);
   if (!layers.empty()) {
@@ -44,6 +50,10 @@ ScenarioPoint build_scenario(const Registry& reg, const PresetLibrary& lib, cons
         if (lib.is_external(one)) user_presets->push_back(one.name);
     s.assignments = p.assignments, s.variants = p.variants, s.uncertain = p.uncertain;
   }
+  return s;
+}
+
+void apply_overrides(const Registry& reg, const ScenarioInputs& in, ScenarioPoint& s) {
   for (const auto& a : in.assigns) {
     auto [v, x] = parse_assignment(reg, a);
     s.assignments[v] = x;
@@ -52,7 +62,6 @@ ScenarioPoint build_scenario(const Registry& reg, const PresetLibrary& lib, cons
     auto [v, k] = parse_selector(reg, text);
     s.variants[v] = k;
   }
-  return s;
 }
 
 ResolveAnswer resolve(const Registry& reg, const ScenarioPoint& s, uint32_t target, const ResolveOptions& options,
@@ -66,8 +75,8 @@ ResolveAnswer resolve(const Registry& reg, const ScenarioPoint& s, uint32_t targ
   return a;
 }
 
-std::string resolve_json(const Registry& reg, const ResolveAnswer& answer) {
-  std::string text = resolution_json(reg, answer.resolution);
+std::string resolve_json(const Registry& reg, const ResolveAnswer& answer, bool full) {
+  std::string text = resolution_json(reg, answer.resolution, full);
   if (!answer.interval) return text;
   auto j = nlohmann::ordered_json::parse(text);
   const Interval& i = *answer.interval;

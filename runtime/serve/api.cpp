@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -62,9 +63,9 @@ class Fields {
     if (required && out.empty()) fail("'" + name + "' needs at least one value");
     return out;
   }
-  bool flag(const std::string& name) {
+  bool flag(const std::string& name, bool fallback = false) {
     const json* v = take(name);
-    if (!v) return false;
+    if (!v) return fallback;
     if (!v->is_boolean()) fail("'" + name + "' must be true or false");
     return v->get<bool>();
   }
@@ -119,7 +120,7 @@ const char* kScenarioFields = "\"preset\": [NAME...], \"workload\": [NAME...], \
 // What a good request to each endpoint looks like.
 const std::map<std::string, std::string>& usages() {
   static const std::map<std::string, std::string> u = {
-      {"resolve", std::string("POST /api/resolve {\"target\": NAME, ") + kScenarioFields + ", \"interval\": false, \"explain\": false}"},
+      {"resolve", std::string("POST /api/resolve {\"target\": NAME, ") + kScenarioFields + ", \"trace\": true, \"interval\": false, \"explain\": false}"},
       {"sweep", std::string("POST /api/sweep {\"targets\": [NAME...], \"vary\": [\"NAME=lo..hi:n UNIT\"...], \"zip\": false, \"engine\": \"jit\", ") +
                     kScenarioFields + "}"},
       {"uncertainty", std::string("POST /api/uncertainty {\"target\": NAME, \"samples\": N, \"seed\": S, ") + kScenarioFields + "}"},
@@ -194,8 +195,39 @@ Reply error_reply(int status, const std::string& message, const std::string& hin
   return {status, json{{"error", message}, {"hint", hint}}.dump(-1, ' ', false, json::error_handler_t::replace)};
 }
 
+struct Api::PresetCache {
+  std::map<std::vector<std::string>, ScenarioPoint> points;  // by preset layers
+  fs::file_time_type newest{};                                // newest change under the presets folder
+  std::chrono::steady_clock::time_point checked{};
+};
+
 Api::Api(const Registry& reg, std::string presets_dir, std::string image_path, Limits limits)
-    : reg_(reg), presets_dir_(std::move(presets_dir)), image_path_(std::move(image_path)), limits_(limits) {}
+    : reg_(reg), presets_dir_(std::move(presets_dir)), image_path_(std::move(image_path)), limits_(limits),
+      cache_(std::make_unique<PresetCache>()) {}
+
+Api::~Api() = default;
+
+ScenarioPoint Api::scenario(const PresetLibrary& lib, const api::ScenarioInputs& in) const {
+  PresetCache& c = *cache_;
+  const auto now = std::chrono::steady_clock::now();
+  if (now - c.checked > std::chrono::seconds(1)) {
+    c.checked = now;
+    fs::file_time_type newest{};
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(presets_dir_, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+      newest = std::max(newest, it->last_write_time(ec));
+    if (newest != c.newest) c.points.clear(), c.newest = newest;
+  }
+  const std::vector<std::string> layers = api::preset_layers(lib, in);
+  auto it = c.points.find(layers);
+  if (it == c.points.end()) {
+    if (c.points.size() >= 256) c.points.clear();  // bounded: requests choose the keys
+    it = c.points.emplace(layers, api::preset_point(lib, in)).first;
+  }
+  ScenarioPoint s = it->second;
+  api::apply_overrides(reg_, in, s);
+  return s;
+}
 
 const std::vector<std::string>& Api::endpoints() {
   static const std::vector<std::string> names = [] {
@@ -234,11 +266,12 @@ Reply Api::post(const std::string& endpoint, const std::string& body) const {
       api::ScenarioInputs in = scenario_inputs(f, lib, presets_dir_);
       ResolveOptions opt;
       opt.explain = f.flag("explain");
+      const bool trace = f.flag("trace", true);
       const bool interval = f.flag("interval");
       f.done();
       const uint32_t t = lookup_variable(reg_, target, "target variable");
-      const ScenarioPoint s = api::build_scenario(reg_, lib, in);
-      return {200, api::resolve_json(reg_, api::resolve(reg_, s, t, opt, interval ? api::kResolveIntervalSamples : 0))};
+      const ScenarioPoint s = scenario(lib, in);
+      return {200, api::resolve_json(reg_, api::resolve(reg_, s, t, opt, interval ? api::kResolveIntervalSamples : 0), trace)};
     }
     if (endpoint == "sweep") {
       std::vector<std::string> names = f.texts("targets", true);
@@ -257,7 +290,7 @@ Reply Api::post(const std::string& endpoint, const std::string& body) const {
           f.fail("the sweep has more than " + std::to_string(limits_.sweep_points) + " points (this server's cap per request); "
                  "use fewer or coarser --vary values, or the CLI's sweep --out for large grids");
       }
-      const ScenarioPoint s = api::build_scenario(reg_, lib, in);
+      const ScenarioPoint s = scenario(lib, in);
       return {200, sweep_json(reg_, run_sweep(reg_, s, targets, std::move(axes), zip, engine, 1), true)};
     }
     if (endpoint == "uncertainty" || endpoint == "sensitivity") {
@@ -269,7 +302,7 @@ Reply Api::post(const std::string& endpoint, const std::string& body) const {
       r.threads = 1, r.json = true;
       api::ScenarioInputs in = scenario_inputs(f, lib, presets_dir_);
       f.done();
-      const ScenarioPoint s = api::build_scenario(reg_, lib, in);
+      const ScenarioPoint s = scenario(lib, in);
       const int rc = sobol ? sensitivity_command(reg_, s, r, out, err) : uncertainty_command(reg_, s, r, out, err);
       return from_command(rc, out, err, usage->second);
     }

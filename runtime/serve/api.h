@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/api/session.h"
 #include "runtime/registry.h"
 
 namespace gs::serve {
@@ -43,6 +44,7 @@ class Api {
   // `presets_dir`: the only folder presets, workloads and simulation scenarios are read from (requests
   // name them; paths are refused). `image_path` is reported by /api/health.
   Api(const Registry& reg, std::string presets_dir, std::string image_path, Limits limits = {});
+  ~Api();
 
   // POST /api/<endpoint> with `body`: 200 with the answer, 400 bad input, 404 unknown endpoint.
   Reply post(const std::string& endpoint, const std::string& body) const;
@@ -53,10 +55,16 @@ class Api {
   const Limits& limits() const { return limits_; }
 
  private:
+  // The scenario of a request: its preset layers from the cache (composed once, read again when a file
+  // under the presets folder changes; checked at most once a second), then its assignments and selectors.
+  ScenarioPoint scenario(const PresetLibrary& lib, const api::ScenarioInputs& in) const;
+
   const Registry& reg_;
   std::string presets_dir_, image_path_;
   Limits limits_;
-  mutable std::mutex model_;  // GiNaC: one request's model work at a time
+  mutable std::mutex model_;  // GiNaC: one request's model work at a time; also guards the cache
+  struct PresetCache;
+  std::unique_ptr<PresetCache> cache_;
 };
 
 }  // namespace gs::serve

@@ -50,7 +50,7 @@
     const t0 = performance.now();
     let answers;
     try {
-      answers = await Promise.all(targets.map((t) => post('resolve', request(t))));
+      answers = await Promise.all(targets.map((t) => post('resolve', Object.assign(request(t), { trace: false }))));
     } catch (e) {
       if (seq === live.seq) p.textContent = 'The server could not answer: ' + e.message;
       return;
