@@ -9,7 +9,7 @@ build=${1:?usage: $0 BUILD_DIR [REQUESTS] [CONNECTIONS]}
 requests=${2:-5000}
 connections=${3:-2}
 root=$(cd "$(dirname "$0")/.." && pwd)
-for f in "$build/bin/gpu-stack" "$build/model.gsimg" "$build/bench/bench_serve"; do
+for f in "$build/bin/gpu-stack" "$build/model.gsimg" "$build/bin/bench_serve"; do
   [ -e "$f" ] || { echo "serve_load: $f not built (make bench builds it)" >&2; exit 2; }
 done
 tmp=$(mktemp -d)
@@ -22,4 +22,4 @@ for _ in $(seq 100); do grep -q 'http://' "$tmp/out" && break; sleep 0.1; done
 port=$(sed -n 's|.*http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$tmp/out")
 [ -n "$port" ] || { echo "serve_load: the server did not start:" >&2; cat "$tmp/err" >&2; exit 1; }
 echo "load average $(cut -d' ' -f1 /proc/loadavg), $(nproc) cores"
-"$build/bench/bench_serve" "$port" "$requests" "$connections"
+"$build/bin/bench_serve" "$port" "$requests" "$connections" "$pid"

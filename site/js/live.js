@@ -12,6 +12,8 @@
   const live = { available: false, seq: 0, last: null };
   window.GStackLive = live;
 
+  const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
+
   async function post(endpoint, body) {
     const res = await fetch('/api/' + endpoint, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
     const answer = await res.json();
@@ -62,8 +64,8 @@
       const a = answers[i];
       const local = page[q.var];
       const rel = typeof a.value === 'number' && isFinite(local) && a.value !== 0 ? Math.abs(local - a.value) / Math.abs(a.value) : null;
-      return '<tr><th scope="row">' + q.label + '</th><td class="num" data-var="' + V(q.var).name + '" data-value="' + String(a.value) + '">' +
-        (a.complete ? C.formatQuantity(V(q.var), a.value) : 'unresolved (' + a.missing.length + ' missing)') + '</td><td class="num">' +
+      return '<tr><th scope="row">' + esc(q.label) + '</th><td class="num" data-var="' + V(q.var).name + '" data-value="' + String(a.value) + '">' +
+        (a.complete ? C.formatQuantity(V(q.var), a.value) : 'unresolved (' + a.missing.length + ' missing)') + '</td><td class="num" data-rel="' + (rel === null ? '' : String(rel)) + '">' +
         (rel === null ? '-' : C.formatNumber(rel, 2)) + '</td></tr>';
     });
     p.innerHTML = '<table><thead><tr><th scope="col">Answer</th><th scope="col">Server (resolver)</th><th scope="col">Relative difference from this page</th></tr></thead><tbody>' +

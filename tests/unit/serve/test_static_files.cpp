@@ -1,6 +1,8 @@
 // Which files `gpu-stack serve` hands out: only regular files inside the site folder.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <fstream>
 
 #include "runtime/serve/static_files.h"
