@@ -160,10 +160,11 @@ int serve(const Registry& reg, const ServeOptions& o, std::ostream& out, std::os
       << "Ctrl-C stops)" << std::endl;
   if (!loopback(o.bind)) err << "warning: --bind " << o.bind << " lets other machines reach this server; it has no authentication\n";
 
-  std::atomic<bool> done{false};
+  std::atomic<bool> done{false}, signalled{false};
   std::thread waiter([&] {
     int sig = 0;
     sigwait(&stop_signals, &sig);
+    signalled = true;
     if (done) return;
     // stop() acts only once the server runs; repeat it until listen returns.
     while (!done) {
@@ -173,7 +174,7 @@ int serve(const Registry& reg, const ServeOptions& o, std::ostream& out, std::os
   });
   svr.listen_after_bind();
   done = true;
-  pthread_kill(waiter.native_handle(), SIGTERM);  // wakes the waiter when the server ended for another reason
+  if (!signalled) pthread_kill(waiter.native_handle(), SIGTERM);  // wakes the waiter when the server ended for another reason
   waiter.join();
   err << "stopped\n";
   return 0;

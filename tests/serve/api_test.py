@@ -64,7 +64,7 @@ def request(port, method, path, body=None, headers=None, raw=None):
             return status, json.loads(payload), {}
         except ValueError:
             return status, payload.decode("utf-8", "replace"), {}
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=240)
     hdrs = {"Content-Type": "application/json"}
     hdrs.update(headers or {})
     if isinstance(body, (dict, list)):
@@ -157,6 +157,9 @@ def case_api(args):
         check(status == 200 and len(sens["inputs"]) >= 1, "sensitivity answers")
         status, plan, _ = request(port, "POST", "/api/plan", {"preset": "default", "top": 3})
         check(status in (200,) and isinstance(plan, dict), f"plan answers: {status} {str(plan)[:200]}")
+        status, val, _ = request(port, "POST", "/api/validate", {"no_search": True})
+        cli = cli_json(args, ["validate", "--no-search"])
+        check(status == 200 and val.get("summary") == cli["summary"] and len(val["rows"]) == len(cli["rows"]), f"validate matches the CLI: {status}")
         status, sim, _ = request(port, "POST", "/api/simulate", {"scenario": "llama3-405b-16k", "seed": 1})
         cli = cli_json(args, ["simulate", os.path.join("presets", "sim", "llama3-405b-16k.toml"), "--seed", "1"])
         check(status == 200 and sim == cli, f"simulate matches the CLI: {status} {str(sim)[:200]}")
