@@ -138,7 +138,8 @@ const std::map<std::string, std::string>& usages() {
 // A name the request gives for a file under `dir`: letters, digits, '_', '-', '.' and '/' between
 // segments, never absolute, never '..'. Returns the canonical path of dir/NAME.toml, which must exist
 // and stay inside `dir` (a symbolic link out of it is refused). Requests never name arbitrary files.
-std::string file_in(const std::string& dir, const std::string& name, const std::string& what, const std::vector<std::string>& known) {
+std::string file_in(const std::string& dir, const std::string& name, const std::string& what,
+                    const std::function<std::vector<std::string>()>& known) {
   bool ok = !name.empty() && name.size() <= 200 && name.front() != '/' && name.back() != '/';
   for (char ch : name) ok = ok && (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-' || ch == '.' || ch == '/');
   for (const auto& seg : fs::path(name)) ok = ok && seg != ".." && seg != "." && !seg.empty();
@@ -149,7 +150,7 @@ std::string file_in(const std::string& dir, const std::string& name, const std::
   const fs::path file = fs::weakly_canonical(fs::path(dir) / (name + ".toml"), ec);
   auto [r, f] = std::mismatch(root.begin(), root.end(), file.begin(), file.end());
   if (ec || r != root.end() || !fs::is_regular_file(file, ec)) {
-    const std::string hint = did_you_mean(name, known);
+    const std::string hint = did_you_mean(name, known());
     throw PresetError("unknown " + what + " '" + name + "' (looked in " + dir + ")" + (hint.empty() ? "" : "; " + hint));
   }
   return file.string();
@@ -166,12 +167,14 @@ std::vector<std::string> toml_stems(const fs::path& dir) {
 // The scenario fields every model endpoint shares, read into the CLI's ScenarioInputs.
 api::ScenarioInputs scenario_inputs(Fields& f, const PresetLibrary& lib, const std::string& presets_dir) {
   api::ScenarioInputs in;
-  for (const auto& p : f.texts("preset")) in.presets.push_back(file_in(presets_dir, p, "preset", lib.names()));
+  const auto names = [&] { return lib.names(); };
+  for (const auto& p : f.texts("preset")) in.presets.push_back(file_in(presets_dir, p, "preset", names));
   for (const auto& w : f.texts("workload")) {
     std::string id = w;
     std::replace(id.begin(), id.end(), '-', '_');
     if (id.find('/') != std::string::npos) throw PresetError("workload '" + w + "' is a name from `gpu-stack workloads`, not a path");
-    in.presets.push_back(file_in((fs::path(presets_dir) / "workload").string(), id, "workload", toml_stems(fs::path(presets_dir) / "workload")));
+    const fs::path dir = fs::path(presets_dir) / "workload";
+    in.presets.push_back(file_in(dir.string(), id, "workload", [&] { return toml_stems(dir); }));
   }
   in.assigns = f.texts("assign");
   in.variants = f.texts("variant");
@@ -283,7 +286,7 @@ Reply Api::post(const std::string& endpoint, const std::string& body) const {
       f.done();
       std::vector<uint32_t> targets;
       for (const auto& n : names) targets.push_back(lookup_variable(reg_, n, "target variable"));
-      std::vector<SweepAxis> axes = parse_sweep_axes(reg_, vary);
+      std::vector<SweepAxis> axes = parse_sweep_axes(reg_, vary, limits_.sweep_points);
       size_t points = zip ? 0 : 1;
       for (const auto& a : axes) {
         points = zip ? std::max(points, a.values.size()) : points * std::max<size_t>(a.values.size(), 1);
@@ -338,7 +341,7 @@ Reply Api::post(const std::string& endpoint, const std::string& body) const {
     // simulate
     sim::SimulateArgs a;
     const fs::path sim_dir = fs::path(presets_dir_) / "sim";
-    a.scenario = file_in(sim_dir.string(), f.text("scenario", true), "simulation scenario", toml_stems(sim_dir));
+    a.scenario = file_in(sim_dir.string(), f.text("scenario", true), "simulation scenario", [&] { return toml_stems(sim_dir); });
     if (req.contains("seed") && !req["seed"].is_null()) a.seed = f.count("seed", 0, 0, UINT64_MAX);
     a.replicas = uint32_t(f.count("replicas", 1, 1, limits_.sim_replicas));
     a.max_gpu_days = f.number("max_gpu_days", limits_.sim_gpu_days, 1, limits_.sim_gpu_days);
@@ -349,7 +352,7 @@ Reply Api::post(const std::string& endpoint, const std::string& body) const {
       a.policy = p;
     }
     std::vector<std::string> presets;
-    for (const auto& p : f.texts("preset")) presets.push_back(file_in(presets_dir_, p, "preset", lib.names()));
+    for (const auto& p : f.texts("preset")) presets.push_back(file_in(presets_dir_, p, "preset", [&] { return lib.names(); }));
     f.done();
     a.image_path = image_path_, a.json = true, a.threads = 1;
     if (!presets.empty()) a.model = api::simulator_inputs(reg_, lib, presets);

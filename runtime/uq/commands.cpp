@@ -183,14 +183,14 @@ double SweepResult::axis_value(size_t a, size_t p) const {
   return axes[a].values[p % axes[a].values.size()];
 }
 
-std::vector<SweepAxis> parse_sweep_axes(const Registry& reg, const std::vector<std::string>& specs) {
+std::vector<SweepAxis> parse_sweep_axes(const Registry& reg, const std::vector<std::string>& specs, size_t max_values) {
   std::vector<SweepAxis> axes;
   for (const auto& text : specs) {
     const auto eq = text.find('=');
     if (eq == std::string::npos) throw PresetError("bad --vary '" + text + "': expected NAME=SPEC");
     const uint32_t var = lookup_variable(reg, text.substr(0, eq), "swept variable");
     const Variable& v = reg.var(var);
-    SweepValues values = parse_sweep_spec(text.substr(eq + 1), reg.units(), v.dim, v.unit_scale, v.unit);
+    SweepValues values = parse_sweep_spec(text.substr(eq + 1), reg.units(), v.dim, v.unit_scale, v.unit, max_values);
     if (!values.error.empty()) throw PresetError("bad --vary for " + v.name + ": " + values.error);
     axes.push_back({var, std::move(values.values), values.unit, values.scale});
   }

@@ -12,6 +12,7 @@
 
 #include "runtime/registry.h"
 #include "runtime/distribution.h"
+#include "runtime/uq/sweep_spec.h"
 #include "runtime/uq/uncertainty.h"
 
 namespace gs {
@@ -68,7 +69,8 @@ struct SweepResult {
 };
 
 // "NAME=SPEC" texts (see sweep_spec.h) as axes; throws PresetError naming the bad one.
-std::vector<SweepAxis> parse_sweep_axes(const Registry& reg, const std::vector<std::string>& vary);
+// `max_values` caps each axis (the server's per-request limit) before its values are allocated.
+std::vector<SweepAxis> parse_sweep_axes(const Registry& reg, const std::vector<std::string>& vary, size_t max_values = kMaxSweepValues);
 // Throws PresetError on bad input: too many points, unequal zipped lists, missing inputs, unknown engine.
 // `progress(done, total)`, when given, is called on the calling thread as points finish.
 SweepResult run_sweep(const Registry& reg, const ScenarioPoint& scenario, const std::vector<uint32_t>& targets,

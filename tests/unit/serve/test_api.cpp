@@ -76,6 +76,9 @@ TEST_CASE("sweep returns every point, within the server's cap") {
   CHECK(j["values"][0][6].get<double>() > j["values"][0][0].get<double>());
   const json big = refused("sweep", json{{"targets", "econ.cost.per_token"}, {"preset", "default"}, {"vary", {"econ.gpu.capex=25..40:200", "par.dp=1..64:100"}}}.dump());
   CHECK(big["error"].get<std::string>().find("10000 points") != std::string::npos);
+  // One huge axis is refused before its values are allocated (100 million would be 800 MB).
+  const json huge = refused("sweep", R"({"targets": "econ.cost.per_token", "preset": "default", "vary": "econ.gpu.capex=1..2:100000000"})");
+  CHECK(huge["error"].get<std::string>().find("more than a sweep can hold (10000)") != std::string::npos);
 }
 
 TEST_CASE("uncertainty and sensitivity answer with the CLI's JSON") {
