@@ -252,7 +252,7 @@ std::string resolution_text(const Registry& reg, const Resolution& res, const Re
   return out;
 }
 
-std::string resolution_json(const Registry& reg, const Resolution& res) {
+std::string resolution_json(const Registry& reg, const Resolution& res, bool full) {
   json j{{"target", reg.var(res.target).name}, {"complete", res.number.has_value()}};
   put_quantity(j, reg, res.target, res.number);
   if (!res.number) {
@@ -261,7 +261,7 @@ std::string resolution_json(const Registry& reg, const Resolution& res) {
   j["missing"] = json::array();
   for (const auto& m : res.missing) j["missing"].push_back(missing_json(reg, m));
   j["steps"] = json::array();
-  for (const Step& s : res.steps) {
+  for (const Step& s : full ? res.steps : std::vector<Step>{}) {
     json step{{"variable", reg.var(s.var).name}};
     put_quantity(step, reg, s.var, sym::to_double(s.value));
     if (!sym::to_double(s.value)) step["formula"] = sym::to_string(s.value);
@@ -273,9 +273,11 @@ std::string resolution_json(const Registry& reg, const Resolution& res) {
   j["overrides"] = json::array();
   for (const auto& o : res.overrides) j["overrides"].push_back(override_json(reg, o));
   j["constraints"] = json::array();
-  for (const auto& c : res.constraints) j["constraints"].push_back(check_json(reg, c));
+  for (const auto& c : res.constraints)
+    if (full || c.status == CheckStatus::Violated) j["constraints"].push_back(check_json(reg, c));
   j["validity"] = json::array();
-  for (const auto& c : res.validity) j["validity"].push_back(check_json(reg, c));
+  for (const auto& c : res.validity)
+    if (full || c.status == CheckStatus::Violated) j["validity"].push_back(check_json(reg, c));
   j["violations"] = res.violations();
   return j.dump(2);
 }

@@ -20,7 +20,9 @@ struct ResolveView {
 };
 
 std::string resolution_text(const Registry& reg, const Resolution& res, const ResolveView& view);
-std::string resolution_json(const Registry& reg, const Resolution& res);
+// `full` false is the compact document: no computed steps (the trace) and, of the constraints and
+// validity checks, only the violated ones (`violations` still counts them all).
+std::string resolution_json(const Registry& reg, const Resolution& res, bool full = true);
 
 // The target's cone as a tree: each variable with its value, unit, relation and source location.
 // max_depth >= 0 stops the tree that many levels below the target and says how many inputs are hidden.

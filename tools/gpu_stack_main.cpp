@@ -18,6 +18,7 @@
 //   gpu-stack plan --serving --preset serving/P [--ttft-max T] [--tpot-max T] [--fix KNOB=VALUE]... [--top K]
 //   gpu-stack workloads | hardware          (the shipped zoo, with sources)
 //   gpu-stack workload import CONFIG.json [-o FILE] [--name NAME]
+//   gpu-stack serve [--port N] [--bind ADDR] [--site DIR] [--max-jobs N] [--max-body BYTES]
 //   gpu-stack estimate --params 70B --tokens 15T --gpu h100 --gpus 2048 [--price-per-gpu-hour P] [--tariff T] [--pue X] [--mfu M]
 // Every command takes --json and --image FILE. Exit status: 0 success, 1 findings (violated
 // constraints, with --fail-on-violated-constraints), 2 bad usage or bad input. This is the only
@@ -58,6 +59,7 @@
 #include "runtime/validate/calibrate.h"
 #include "runtime/validate/serving.h"
 #include "runtime/validate/validate.h"
+#include "runtime/serve/server.h"
 #include "runtime/site/site.h"
 #include "runtime/strategy/report.h"
 #include "runtime/strategy/search.h"
@@ -192,11 +194,7 @@ int run_resolve(const Common& c, const std::string& target_name, const ScenarioI
   const gs::Resolution& res = answer.resolution;
   const std::optional<gs::Interval>& interval = answer.interval;
   if (c.json) {
-    auto j = nlohmann::ordered_json::parse(gs::resolution_json(reg, res));
-    if (interval)
-      j["interval"] = {{"p5", interval->p5}, {"median", interval->p50}, {"p95", interval->p95},
-                       {"samples", interval->samples}, {"seed", answer.interval_seed}};
-    std::cout << j.dump(2) << "\n";
+    std::cout << gs::api::resolve_json(reg, answer) << "\n";
   } else {
     // Reasons are shown beside the trace steps, so asking for them shows the trace.
     std::cout << gs::resolution_text(reg, res, {f.trace || f.explain, f.missing, f.constraints});
@@ -458,6 +456,14 @@ int run_estimate(const Common& c, gs::estimate::EstimateRequest req) {
   return 0;
 }
 
+// The observatory and the JSON API over HTTP until SIGINT or SIGTERM.
+int run_serve(const Common& c, gs::serve::ServeOptions opt) {
+  gs::Registry reg = load_registry(c);
+  opt.image_path = image_path(c);
+  opt.presets_dir = presets_dir(c);
+  return gs::serve::serve(reg, opt, std::cout, std::cerr);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -702,6 +708,16 @@ int main(int argc, char** argv) {
   est->add_option("--seed", est_req.seed, "random seed (default 1)");
   add_common(est, common);
 
+  gs::serve::ServeOptions serve_opt;
+  auto* serve = app.add_subcommand("serve", "Serve the observatory and a JSON API (resolve, sweep, uncertainty, sensitivity, plan, validate, simulate) over HTTP");
+  serve->add_option("--port", serve_opt.port, "TCP port (default 8765; 0 picks a free one, printed)")->check(CLI::Range(0, 65535));
+  serve->add_option("--bind", serve_opt.bind, "address to listen on (default 127.0.0.1, this machine only)");
+  serve->add_option("--site", serve_opt.site_dir, "exported site to serve (default: export the default preset's into a temporary folder)");
+  serve->add_option("--max-jobs", serve_opt.max_jobs, "API requests running or waiting at once; more get 503 (default 4)")->check(CLI::Range(1u, 256u));
+  serve->add_option("--max-body", serve_opt.max_body, "largest request body in bytes; larger get 413 (default 65536)")
+      ->check(CLI::Range(size_t(64), size_t(16) << 20));
+  add_common(serve, common);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -775,6 +791,7 @@ int main(int argc, char** argv) {
       return run_plan(common, scenario, plan_knobs, plan_serving, plan_req);
     }
     if (est->parsed()) return run_estimate(common, est_req);
+    if (serve->parsed()) return run_serve(common, serve_opt);
     if (format == "site") {
       if (site_opt.out_dir.empty()) throw UsageError("export site needs --out DIR");
       if (!export_targets.empty()) throw UsageError("export site takes no target; pick scenarios with --preset");

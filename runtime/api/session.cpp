@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include <nlohmann/json.hpp>
+
+#include "runtime/report.h"
 #include "runtime/sim/inputs.h"
 #include "runtime/zoo.h"
 
@@ -31,6 +34,12 @@ std::vector<std::string> preset_layers(const PresetLibrary& lib, const ScenarioI
 
 ScenarioPoint build_scenario(const Registry& reg, const PresetLibrary& lib, const ScenarioInputs& in,
                              std::vector<std::string>* user_presets) {
+  ScenarioPoint s = preset_point(lib, in, user_presets);
+  apply_overrides(reg, in, s);
+  return s;
+}
+
+ScenarioPoint preset_point(const PresetLibrary& lib, const ScenarioInputs& in, std::vector<std::string>* user_presets) {
   ScenarioPoint s;
   const std::vector<std::string> layers = preset_layers(lib, in);
   if (!layers.empty()) {
@@ -41,6 +50,10 @@ ScenarioPoint build_scenario(const Registry& reg, const PresetLibrary& lib, cons
         if (lib.is_external(one)) user_presets->push_back(one.name);
     s.assignments = p.assignments, s.variants = p.variants, s.uncertain = p.uncertain;
   }
+  return s;
+}
+
+void apply_overrides(const Registry& reg, const ScenarioInputs& in, ScenarioPoint& s) {
   for (const auto& a : in.assigns) {
     auto [v, x] = parse_assignment(reg, a);
     s.assignments[v] = x;
@@ -49,17 +62,26 @@ ScenarioPoint build_scenario(const Registry& reg, const PresetLibrary& lib, cons
     auto [v, k] = parse_selector(reg, text);
     s.variants[v] = k;
   }
-  return s;
 }
 
-ResolveAnswer resolve(const Registry& reg, const ScenarioPoint& s, uint32_t target, const ResolveOptions& options) {
+ResolveAnswer resolve(const Registry& reg, const ScenarioPoint& s, uint32_t target, const ResolveOptions& options,
+                      size_t interval_samples) {
   Resolver resolver(reg, s.assignments, s.variants, options);
   ResolveAnswer a{resolver.resolve(target), std::nullopt, 1};
   // An uncertain scenario also gets the target's 90% interval, from the compiled cone.
-  if (!s.uncertain.empty() && a.resolution.number && a.resolution.missing.empty())
-    a.interval = interval_of(reg, s, target, 100000, a.interval_seed);
+  if (interval_samples > 0 && !s.uncertain.empty() && a.resolution.number && a.resolution.missing.empty())
+    a.interval = interval_of(reg, s, target, interval_samples, a.interval_seed);
   if (a.interval && a.interval->p5 == a.interval->p95) a.interval.reset();  // the uncertain inputs do not move this target
   return a;
+}
+
+std::string resolve_json(const Registry& reg, const ResolveAnswer& answer, bool full) {
+  std::string text = resolution_json(reg, answer.resolution, full);
+  if (!answer.interval) return text;
+  auto j = nlohmann::ordered_json::parse(text);
+  const Interval& i = *answer.interval;
+  j["interval"] = {{"p5", i.p5}, {"median", i.p50}, {"p95", i.p95}, {"samples", i.samples}, {"seed", answer.interval_seed}};
+  return j.dump(2);
 }
 
 sim::ModelValues simulator_inputs(const Registry& reg, const PresetLibrary& lib, const std::vector<std::string>& presets) {

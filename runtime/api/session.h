@@ -40,6 +40,10 @@ std::vector<std::string> preset_layers(const PresetLibrary& lib, const ScenarioI
 // do not ship with the project.
 ScenarioPoint build_scenario(const Registry& reg, const PresetLibrary& lib, const ScenarioInputs& in,
                              std::vector<std::string>* user_presets = nullptr);
+// The two halves of build_scenario: the composed preset layers (`in`'s assignments and selectors
+// ignored), and the assignments and selectors applied over a point (they win over every preset).
+ScenarioPoint preset_point(const PresetLibrary& lib, const ScenarioInputs& in, std::vector<std::string>* user_presets = nullptr);
+void apply_overrides(const Registry& reg, const ScenarioInputs& in, ScenarioPoint& point);
 
 // A resolution plus, when the scenario's uncertain inputs move the target, its 90% interval.
 struct ResolveAnswer {
@@ -47,7 +51,14 @@ struct ResolveAnswer {
   std::optional<Interval> interval;
   uint64_t interval_seed = 1;
 };
-ResolveAnswer resolve(const Registry& reg, const ScenarioPoint& scenario, uint32_t target, const ResolveOptions& options = {});
+// Monte Carlo samples behind `resolve`'s interval; 0 asks for no interval (the server's fast path).
+constexpr size_t kResolveIntervalSamples = 100000;
+ResolveAnswer resolve(const Registry& reg, const ScenarioPoint& scenario, uint32_t target, const ResolveOptions& options = {},
+                      size_t interval_samples = kResolveIntervalSamples);
+// The `resolve --json` document (the resolution with its trace steps, and the interval when there is one),
+// shared by the command line and the server.
+// `full` false is resolution_json's compact document (the server's answer without its trace).
+std::string resolve_json(const Registry& reg, const ResolveAnswer& answer, bool full = true);
 
 // The simulator's model variables computed by the model's cones under the presets (`simulate --preset`).
 sim::ModelValues simulator_inputs(const Registry& reg, const PresetLibrary& lib, const std::vector<std::string>& presets);

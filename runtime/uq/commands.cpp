@@ -183,14 +183,14 @@ double SweepResult::axis_value(size_t a, size_t p) const {
   return axes[a].values[p % axes[a].values.size()];
 }
 
-std::vector<SweepAxis> parse_sweep_axes(const Registry& reg, const std::vector<std::string>& specs) {
+std::vector<SweepAxis> parse_sweep_axes(const Registry& reg, const std::vector<std::string>& specs, size_t max_values) {
   std::vector<SweepAxis> axes;
   for (const auto& text : specs) {
     const auto eq = text.find('=');
     if (eq == std::string::npos) throw PresetError("bad --vary '" + text + "': expected NAME=SPEC");
     const uint32_t var = lookup_variable(reg, text.substr(0, eq), "swept variable");
     const Variable& v = reg.var(var);
-    SweepValues values = parse_sweep_spec(text.substr(eq + 1), reg.units(), v.dim, v.unit_scale, v.unit);
+    SweepValues values = parse_sweep_spec(text.substr(eq + 1), reg.units(), v.dim, v.unit_scale, v.unit, max_values);
     if (!values.error.empty()) throw PresetError("bad --vary for " + v.name + ": " + values.error);
     axes.push_back({var, std::move(values.values), values.unit, values.scale});
   }
@@ -259,6 +259,61 @@ SweepResult run_sweep(const Registry& reg, const ScenarioPoint& s, const std::ve
   return r;
 }
 
+namespace {
+
+// The summary `sweep --json` prints: engine, timing, each target's finite range, inputs not read.
+json sweep_summary(const Registry& reg, const SweepResult& r, const std::string& out_path) {
+  const size_t points = r.points;
+  const double seconds = r.seconds;
+  json j;
+  j["engine"] = r.engine;
+  j["threads"] = r.threads;
+  j["points"] = points;
+  j["seconds"] = seconds;
+  j["evaluations_per_second"] = seconds > 0 ? double(points) / seconds : 0.0;
+  j["compile_ms"] = r.compile_ms;
+  j["nonfinite"] = r.nonfinite;
+  json unused = json::array();
+  for (uint32_t v : r.inputs_not_read) unused.push_back(reg.var(v).name);
+  j["inputs_not_read"] = unused;
+  json tj = json::array();
+  for (size_t t = 0; t < r.targets.size(); ++t) {
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t p = 0; p < points; ++p)
+      if (double v = r.y[p * r.targets.size() + t]; std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+    tj.push_back({{"name", reg.var(r.targets[t]).name}, {"unit", base_unit(reg, r.targets[t])},
+                  {"min", std::isfinite(lo) ? json(lo) : json(nullptr)}, {"max", std::isfinite(hi) ? json(hi) : json(nullptr)}});
+  }
+  j["targets"] = tj;
+  if (!out_path.empty()) j["out"] = out_path;
+  return j;
+}
+
+}  // namespace
+
+std::string sweep_json(const Registry& reg, const SweepResult& r, bool with_points) {
+  json j = sweep_summary(reg, r, "");
+  if (with_points) {
+    json axes = json::array();
+    for (size_t a = 0; a < r.axes.size(); ++a) {
+      json values = json::array();
+      for (size_t p = 0; p < r.points; ++p) values.push_back(r.axis_value(a, p));
+      axes.push_back({{"name", reg.var(r.axes[a].var).name}, {"unit", base_unit(reg, r.axes[a].var)}, {"values", values}});
+    }
+    j["axes"] = axes;
+    json ys = json::array();
+    for (size_t t = 0; t < r.targets.size(); ++t) {
+      json col = json::array();
+      for (size_t p = 0; p < r.points; ++p)
+        if (double v = r.y[p * r.targets.size() + t]; std::isfinite(v)) col.push_back(v);
+        else col.push_back(nullptr);
+      ys.push_back(col);
+    }
+    j["values"] = ys;
+  }
+  return j.dump(2);
+}
+
 int sweep_command(const Registry& reg, const ScenarioPoint& s, const SweepRequest& req, std::ostream& out, std::ostream& err) {
   std::vector<uint32_t> targets;
   for (const auto& t : req.targets) targets.push_back(lookup_variable(reg, t, "target variable"));
@@ -275,30 +330,11 @@ int sweep_command(const Registry& reg, const ScenarioPoint& s, const SweepReques
 
   const size_t points = r.points;
   const double seconds = r.seconds;
-  json j;
-  j["engine"] = r.engine;
-  j["threads"] = r.threads;
-  j["points"] = points;
-  j["seconds"] = seconds;
-  j["evaluations_per_second"] = seconds > 0 ? double(points) / seconds : 0.0;
-  j["compile_ms"] = r.compile_ms;
-  j["nonfinite"] = r.nonfinite;
-  json unused = json::array();
-  for (uint32_t v : r.inputs_not_read) unused.push_back(reg.var(v).name);
-  j["inputs_not_read"] = unused;
+  const json j = sweep_summary(reg, r, req.out_path);
+  const json& tj = j["targets"];
   for (uint32_t v : r.inputs_not_read)
     err << "note: " << reg.var(v).name << " does not affect " << (targets.size() == 1 ? reg.var(targets[0]).name : "any of the targets")
         << " under this scenario (a relation or an assignment downstream decides it); its points repeat the same value\n";
-  json tj = json::array();
-  for (size_t t = 0; t < targets.size(); ++t) {
-    double lo = INFINITY, hi = -INFINITY;
-    for (size_t p = 0; p < points; ++p)
-      if (double v = r.y[p * targets.size() + t]; std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
-    tj.push_back({{"name", reg.var(targets[t]).name}, {"unit", base_unit(reg, targets[t])},
-                  {"min", std::isfinite(lo) ? json(lo) : json(nullptr)}, {"max", std::isfinite(hi) ? json(hi) : json(nullptr)}});
-  }
-  j["targets"] = tj;
-  if (!req.out_path.empty()) j["out"] = req.out_path;
   if (req.json) {
     out << j.dump(2) << "\n";
   } else {

@@ -12,6 +12,7 @@
 
 #include "runtime/registry.h"
 #include "runtime/distribution.h"
+#include "runtime/uq/sweep_spec.h"
 #include "runtime/uq/uncertainty.h"
 
 namespace gs {
@@ -68,7 +69,8 @@ struct SweepResult {
 };
 
 // "NAME=SPEC" texts (see sweep_spec.h) as axes; throws PresetError naming the bad one.
-std::vector<SweepAxis> parse_sweep_axes(const Registry& reg, const std::vector<std::string>& vary);
+// `max_values` caps each axis (the server's per-request limit) before its values are allocated.
+std::vector<SweepAxis> parse_sweep_axes(const Registry& reg, const std::vector<std::string>& vary, size_t max_values = kMaxSweepValues);
 // Throws PresetError on bad input: too many points, unequal zipped lists, missing inputs, unknown engine.
 // `progress(done, total)`, when given, is called on the calling thread as points finish.
 SweepResult run_sweep(const Registry& reg, const ScenarioPoint& scenario, const std::vector<uint32_t>& targets,
@@ -100,6 +102,11 @@ struct SensitivityResult {
 };
 SensitivityResult run_sensitivity(const Registry& reg, const ScenarioPoint& scenario, uint32_t target, size_t samples,
                                   uint64_t seed, unsigned threads);
+
+// The `sweep --json` summary of a result (engine, timing, each target's range, inputs not read); with
+// `with_points`, also each axis's values and each target's values per point (base units; null where not
+// finite), as the server returns them.
+std::string sweep_json(const Registry& reg, const SweepResult& r, bool with_points);
 
 int sweep_command(const Registry& reg, const ScenarioPoint& scenario, const SweepRequest& req, std::ostream& out, std::ostream& err);
 int uncertainty_command(const Registry& reg, const ScenarioPoint& scenario, const SamplingRequest& req, std::ostream& out, std::ostream& err);

@@ -16,7 +16,7 @@ bool number(const std::string& s, double& out) {
 }  // namespace
 
 SweepValues parse_sweep_spec(const std::string& spec, const UnitTable& units, const Dim& expected,
-                             double display_scale, const std::string& display_unit) {
+                             double display_scale, const std::string& display_unit, size_t max_values) {
   SweepValues r;
   const auto first = spec.find_first_not_of(' ');
   const auto space = spec.find(' ', first == std::string::npos ? 0 : first);
@@ -48,8 +48,8 @@ SweepValues parse_sweep_spec(const std::string& spec, const UnitTable& units, co
     if (!number(lo_s, lo) || !number(hi_s, hi) || !number(count_s, n) || n < 1 || n != std::floor(n))
       return r.error = "cannot read range '" + body + "' (expected lo..hi:n or lo..hi:log:n)", r;
     if (log && (lo <= 0 || hi <= 0)) return r.error = "a log range needs positive ends", r;
-    if (n > double(kMaxSweepValues))
-      return r.error = "a range of " + count_s + " points is more than a sweep can hold (" + std::to_string(kMaxSweepValues) + ")", r;
+    if (n > double(max_values))
+      return r.error = "a range of " + count_s + " points is more than a sweep can hold (" + std::to_string(max_values) + ")", r;
     const size_t count = size_t(n);
     for (size_t i = 0; i < count; ++i) {
       const double t = count == 1 ? 0 : double(i) / double(count - 1);
@@ -65,7 +65,7 @@ SweepValues parse_sweep_spec(const std::string& spec, const UnitTable& units, co
     double v;
     if (!number(item, v)) return r.error = "cannot read '" + item + "' as a number in '" + spec + "'", r;
     r.values.push_back(v * scale);
-    if (r.values.size() > kMaxSweepValues) return r.error = "a list of more than " + std::to_string(kMaxSweepValues) + " values", r;
+    if (r.values.size() > max_values) return r.error = "a list of more than " + std::to_string(max_values) + " values", r;
     if (comma == std::string::npos) break;
     start = comma + 1;
   }

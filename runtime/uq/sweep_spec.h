@@ -25,7 +25,8 @@ struct SweepValues {
   std::string error;           // set when parsing failed
 };
 
+// `max_values` lowers the cap (the server's per-request limit); a larger range is refused before allocation.
 SweepValues parse_sweep_spec(const std::string& spec, const UnitTable& units, const Dim& expected,
-                             double display_scale, const std::string& display_unit);
+                             double display_scale, const std::string& display_unit, size_t max_values = kMaxSweepValues);
 
 }  // namespace gs

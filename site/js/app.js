@@ -277,6 +277,7 @@
     const rows = model.questions.map((q) => [q.label, el('span', { class: 'num', 'data-var': V(q.var).name, 'data-value': String(vals[q.var]), title: C.siText(V(q.var), vals[q.var]) }, C.formatQuantity(V(q.var), vals[q.var]))]);
     if (s.breakdown) rows.push(['Run cost', el('span', { class: 'num', 'data-var': V(s.breakdown.total_var).name, 'data-value': String(vals[s.breakdown.total_var]) }, C.formatQuantity(V(s.breakdown.total_var), vals[s.breakdown.total_var]))]);
     clear($('calc-out')).append(table(['Answer', 'Value'], rows));
+    window.dispatchEvent(new Event('gstack:calc'));  // js/live.js re-resolves on the server when served
     const err = s.calculator.max_relative_error_vs_resolver;
     $('calc-check').textContent = Object.keys(calc.overrides).length
       ? Object.keys(calc.overrides).length + ' input(s) changed from the preset.'
@@ -414,6 +415,7 @@
 
   window.GStackApp = {
     model, scenarios, data: D, state, navigate, announce, scenario, valueOf, calcValues,
+    calcOverrides() { return Object.assign({}, calc.overrides); },
     setCalcInputs(overrides) { calc.overrides = Object.assign({}, overrides); if (state.view === 'calc') renderCalc(); },
   };
   window.dispatchEvent(new Event('gstack:ready'));

@@ -1,0 +1,70 @@
+// The JSON API of `gpu-stack serve`, without any HTTP: a request is an endpoint name and a JSON object
+// body, a reply is a status and a JSON document. Each endpoint reads the same fields as the command line's
+// flags (preset, workload, assign, variant, target ...), checks them with the same library functions, so a
+// bad value gets the CLI's message, and answers with the CLI's `--json` document, built by the same
+// presenters. Work per request is capped (sweep points, Monte Carlo samples, simulated GPU-days).
+//
+// GiNaC, under the resolver and the JIT's cone builder, is not thread-safe, so the model work of every
+// request runs under one lock; the server bounds how many requests may wait for it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "runtime/api/session.h"
+#include "runtime/registry.h"
+
+namespace gs::serve {
+
+// Caps on the work one request may ask for. Larger asks are refused with 400 and the cap in the message.
+struct Limits {
+  size_t sweep_points = 10000;         // grid points (or zipped pairs) per sweep
+  size_t samples = 200000;             // Monte Carlo samples per uncertainty request (and resolve's interval)
+  size_t sobol_samples = 20000;        // base samples per sensitivity request (N (k+2) evaluations)
+  double sim_gpu_days = 2e6;           // replicas x GPUs x horizon days per simulation
+  uint64_t sim_events = 20'000'000;    // events per replica
+  uint32_t sim_replicas = 8;
+  size_t plan_top = 100;
+};
+
+struct Reply {
+  int status = 200;
+  std::string body;  // a JSON document; on errors {"error": ..., "hint": ...}
+};
+
+// An error reply: `status` with {"error": message, "hint": hint}.
+Reply error_reply(int status, const std::string& message, const std::string& hint);
+
+class Api {
+ public:
+  // `presets_dir`: the only folder presets, workloads and simulation scenarios are read from (requests
+  // name them; paths are refused). `image_path` is reported by /api/health.
+  Api(const Registry& reg, std::string presets_dir, std::string image_path, Limits limits = {});
+  ~Api();
+
+  // POST /api/<endpoint> with `body`: 200 with the answer, 400 bad input, 404 unknown endpoint.
+  Reply post(const std::string& endpoint, const std::string& body) const;
+  // GET /api/health: the endpoints, the caps and the image.
+  Reply health() const;
+  static const std::vector<std::string>& endpoints();
+
+  const Limits& limits() const { return limits_; }
+
+ private:
+  // The scenario of a request: its preset layers from the cache (composed once, read again when a file
+  // under the presets folder changes; checked at most once a second), then its assignments and selectors.
+  ScenarioPoint scenario(const PresetLibrary& lib, const api::ScenarioInputs& in) const;
+
+  const Registry& reg_;
+  std::string presets_dir_, image_path_;
+  Limits limits_;
+  mutable std::mutex model_;  // GiNaC: one request's model work at a time; also guards the cache
+  struct PresetCache;
+  std::unique_ptr<PresetCache> cache_;
+};
+
+}  // namespace gs::serve
