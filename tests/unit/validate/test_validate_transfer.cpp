@@ -93,7 +93,10 @@ TEST_CASE("mapping table: the shipped file names model variables only in data, a
   for (const auto& var : t.breakdown) CHECK_MESSAGE(model().find_var(var), var);
   for (const auto& f : t.fit) CHECK_MESSAGE(model().find_var(f.name), f.name);
   CHECK(t.fit.size() == 5);
-  CHECK(t.candidates("micro_batch") == std::vector<double>{1, 2, 4, 8});
+  CHECK(t.unstated_knob("micro_batch").knob == "mb");  // each unstated setting names its knob of the strategy search
+  CHECK(t.unstated_knob("micro_batch").values == std::vector<double>{1, 2, 4, 8});
+  CHECK(t.unstated_knob("recompute").values == std::vector<double>{0, 2});  // recompute modes: none, full
+  CHECK_THROWS_WITH_AS(t.unstated_knob("zero"), doctest::Contains("[unstated] has no entry 'zero'"), MappingError);
   CHECK(t.near_best_pct == 5);
   CHECK(*match_hardware(t, "TPU v5p") == "validate/hardware/tpu_v5p");
   CHECK(*match_hardware(t, "H100 SXM 96GB HBM2e (Meta Grand Teton)") == "validate/hardware/h100_sxm");
@@ -109,6 +112,10 @@ TEST_CASE("mapping table: the shipped file names model variables only in data, a
                                            "m.toml"),
                        doctest::Contains("m.toml:12:1: unknown key 'colour' in a [[hardware]] entry"), MappingError);
   CHECK_THROWS_WITH_AS(local.var("layers"), doctest::Contains("[variables] has no entry 'layers'"), MappingError);
+  CHECK_THROWS_WITH_AS(parse_mapping_table("[presets]\n[variables]\n[constants]\n[variants]\n[precision]\n[targets]\n[breakdown]\n"
+                                           "[unstated]\nmicro_batch = [1, 2]\n[[hardware]]\npreset = \"p\"\nall = [\"x\"]\n",
+                                           "m.toml"),
+                       doctest::Contains("m.toml:9:"), MappingError);  // the old list form: a knob must be named
 }
 
 TEST_CASE("several CSVs read as one table, each row keeping its file") {
@@ -131,7 +138,7 @@ TEST_CASE("search seam: a pluggable engine's best candidate is applied and the n
   const double m = s.assign.at("par.batch.grad_accum_steps");
   auto candidate = [&](double mb, double vp, const char* recompute, double tput, double primary) {
     RankedCandidate c;
-    c.settings = {{"micro_batch", format_number(mb)}, {"interleave", format_number(vp)}, {"recompute", recompute}};
+    c.settings = {{"micro_batch", gs::format_number(mb)}, {"interleave", gs::format_number(vp)}, {"recompute", std::string(recompute)}};
     c.assign = {{"par.batch.micro_per_gpu", mb}, {"par.batch.grad_accum_steps", m / mb}, {"par.pp.virtual_stages", vp}};
     c.tokens_per_s = tput, c.primary = primary;
     return c;
