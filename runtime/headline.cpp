@@ -1,14 +1,45 @@
 #include "runtime/headline.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <toml++/toml.h>
 #include <vector>
+
+#include "image/text_file.h"
+#include "runtime/presets.h"
 
 namespace gs {
 
-HeadlineCoverage headline_coverage(const Registry& reg, const Graph& graph) {
+std::vector<std::string> load_headline_targets(const std::string& presets_dir) {
+  const std::string path = (std::filesystem::path(presets_dir) / "headlines.toml").string();
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return {};
+  std::vector<std::string> out;
+  try {
+    const toml::table doc = toml::parse(read_text_file(path, "headlines file"), path);
+    const toml::node* t = doc.get("targets");
+    if (!t || !t->is_array()) throw PresetError(path + ": missing 'targets', the list of headline variables");
+    for (const auto& n : *t->as_array()) {
+      auto name = n.value<std::string>();
+      if (!name) {
+        const auto& s = n.source();
+        throw PresetError(path + ":" + std::to_string(s.begin.line) + ":" + std::to_string(s.begin.column) + ": a headline target must be a variable name");
+      }
+      out.push_back(*name);
+    }
+  } catch (const toml::parse_error& e) {
+    throw PresetError(path + ":" + std::to_string(e.source().begin.line) + ":" + std::to_string(e.source().begin.column) +
+                      ": malformed TOML: " + std::string(e.description()));
+  } catch (const TextFileError& e) {
+    throw PresetError(e.what());
+  }
+  return out;
+}
+
+HeadlineCoverage headline_coverage(const Registry& reg, const Graph& graph, const std::vector<std::string>& targets) {
   HeadlineCoverage c;
   std::vector<uint8_t> in_cone(reg.var_count(), 0);
-  for (const char* name : kHeadlineTargets) {
+  for (const auto& name : targets) {
     auto id = reg.find_var(name);
     if (!id) continue;
     ++c.targets_found;

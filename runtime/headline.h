@@ -1,19 +1,19 @@
 // The headline questions the product answers, and how much of the model serves them.
 #pragma once
 
-#include <array>
 #include <cstddef>
+#include <string>
+#include <vector>
 
 #include "runtime/graph.h"
 #include "runtime/registry.h"
 
 namespace gs {
 
-// The headline targets named by issue 4: cost per token, throughput, utilization, facility power, run
-// time and energy per token. Absent ones (a partial model) are skipped.
-constexpr std::array<const char*, 6> kHeadlineTargets = {
-    "econ.cost.per_token", "training.tokens_per_sec", "training.mfu",
-    "econ.job.dc_power",   "training.wallclock",      "training.energy_per_token"};
+// The headline targets (presets/headlines.toml, `targets`): cost per token, throughput, utilization,
+// facility power, run time, energy per token and per-GPU memory. Nothing when the file is absent (a
+// user's own presets folder); PresetError with FILE:LINE:COL on a malformed one.
+std::vector<std::string> load_headline_targets(const std::string& presets_dir);
 
 struct HeadlineCoverage {
   size_t targets_found = 0;
@@ -23,6 +23,7 @@ struct HeadlineCoverage {
   double share() const { return relations ? double(relations_in_cones) / double(relations) : 0; }
 };
 
-HeadlineCoverage headline_coverage(const Registry& reg, const Graph& graph);
+// Targets the model lacks (a partial model) are skipped.
+HeadlineCoverage headline_coverage(const Registry& reg, const Graph& graph, const std::vector<std::string>& targets);
 
 }  // namespace gs

@@ -452,13 +452,13 @@ json systems_object(const Registry& reg) {
   return out;
 }
 
-json stats_object(const Registry& reg, const std::string& image_path) {
+json stats_object(const Registry& reg, const std::string& image_path, const std::vector<std::string>& headline_targets) {
   RegistryStats s = reg.stats();
   RegistryCoverage c = reg.coverage();
   json roles = json::object();
   for (int r = 0; r < 6; ++r) roles[role_name(Role(r))] = c.by_role[r];
   Graph g(reg);
-  const HeadlineCoverage headline = headline_coverage(reg, g);
+  const HeadlineCoverage headline = headline_coverage(reg, g, headline_targets);
   return json{{"image", image_path},
               {"stats", {{"systems", s.systems}, {"variables", s.variables}, {"constants", s.constants}, {"relations", s.relations},
                          {"root_inputs", s.root_inputs}, {"leaves", s.leaves}}},
@@ -475,8 +475,8 @@ json stats_object(const Registry& reg, const std::string& image_path) {
 
 }  // namespace
 
-std::string stats_text(const Registry& reg, const std::string& image_path) {
-  json j = stats_object(reg, image_path);
+std::string stats_text(const Registry& reg, const std::string& image_path, const std::vector<std::string>& headline_targets) {
+  json j = stats_object(reg, image_path, headline_targets);
   std::string out = "Registry image: " + image_path + "\n";
   for (const char* section : {"stats", "relations_by_role", "coverage", "graph", "headline"}) {
     out += std::string("\n") + section + ":\n";
@@ -486,7 +486,9 @@ std::string stats_text(const Registry& reg, const std::string& image_path) {
   return out;
 }
 
-std::string stats_json(const Registry& reg, const std::string& image_path) { return stats_object(reg, image_path).dump(2); }
+std::string stats_json(const Registry& reg, const std::string& image_path, const std::vector<std::string>& headline_targets) {
+  return stats_object(reg, image_path, headline_targets).dump(2);
+}
 
 // ---- scenario report
 

@@ -27,8 +27,9 @@ std::string resolution_json(const Registry& reg, const Resolution& res);
 std::string trace_text(const Registry& reg, const Resolution& res, int max_depth = -1);
 std::string trace_json(const Registry& reg, const Resolution& res);
 
-std::string stats_text(const Registry& reg, const std::string& image_path);
-std::string stats_json(const Registry& reg, const std::string& image_path);
+// `headline_targets` (load_headline_targets) sets the headline coverage section.
+std::string stats_text(const Registry& reg, const std::string& image_path, const std::vector<std::string>& headline_targets = {});
+std::string stats_json(const Registry& reg, const std::string& image_path, const std::vector<std::string>& headline_targets = {});
 
 // Missing inputs grouped by family (name prefix) and boundary category, largest group first; a variable
 // missing for several targets counts once.
