@@ -41,6 +41,8 @@
 #include "runtime/api/session.h"
 #include "runtime/export.h"
 #include "runtime/format.h"
+#include "runtime/headline.h"
+#include "runtime/memory_fit.h"
 #include "runtime/presets.h"
 #include "runtime/registry.h"
 #include "runtime/report.h"
@@ -193,8 +195,19 @@ int run_resolve(const Common& c, const std::string& target_name, const ScenarioI
   const gs::api::ResolveAnswer answer = gs::api::resolve(reg, s, target, options_of(f));
   const gs::Resolution& res = answer.resolution;
   const std::optional<gs::Interval>& interval = answer.interval;
+  // Whether the layout fits in HBM: an answer for a layout that cannot run is flagged, never plain.
+  const auto fit_check = gs::load_memory_fit_check(reg, library(reg, c).dir());
+  const auto fit = fit_check ? gs::check_memory_fit(reg, *fit_check, s.assignments, s.variants) : std::nullopt;
+  if (fit && !fit->fits) std::cerr << "gpu-stack: warning: this layout " << gs::memory_fit_text(reg, *fit_check, *fit);
   if (c.json) {
-    std::cout << gs::api::resolve_json(reg, answer) << "\n";
+    auto j = nlohmann::ordered_json::parse(gs::api::resolve_json(reg, answer));
+    if (fit) {
+      nlohmann::ordered_json parts = nlohmann::ordered_json::object();
+      for (const auto& [name, bytes] : fit->parts) parts[name] = bytes;
+      j["memory_fit"] = {{"fits", fit->fits}, {"constraint", reg.relation(fit_check->constraint).name},
+                         {"required", fit->required}, {"capacity", fit->capacity}, {"parts", parts}};
+    }
+    std::cout << j.dump(2) << "\n";
   } else {
     // Reasons are shown beside the trace steps, so asking for them shows the trace.
     std::cout << gs::resolution_text(reg, res, {f.trace || f.explain, f.missing, f.constraints});
@@ -316,6 +329,7 @@ int run_sweep(const Common& c, const ScenarioInputs& in, gs::SweepRequest req) {
   Scenario s = build_scenario(reg, library(reg, c), in);
   req.json = c.json;
   req.progress = !c.json;
+  req.fit = gs::load_memory_fit_check(reg, library(reg, c).dir());
   return gs::sweep_command(reg, s, req, std::cout, std::cerr);
 }
 
@@ -341,9 +355,15 @@ int run_root_debt(const Common& c, const ScenarioInputs& in, gs::RootDebtRequest
 }
 
 // The shipped zoo: one line per preset with its description and source.
-int run_catalog(const Common& c, const std::string& folder) {
+// Several folders (hardware with the cluster and capex packs of the systems it ships in) list one after
+// another, each under its folder's name; JSON ids carry the folder.
+int run_catalog(const Common& c, const std::vector<std::string>& folders) {
   gs::Registry reg = load_registry(c);
-  auto entries = gs::zoo::catalog(library(reg, c), folder);
+  std::vector<gs::zoo::CatalogEntry> entries;
+  for (const auto& folder : folders) {
+    auto some = gs::zoo::catalog(library(reg, c), folder);
+    entries.insert(entries.end(), some.begin(), some.end());
+  }
   if (c.json) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& e : entries) {
@@ -353,7 +373,11 @@ int run_catalog(const Common& c, const std::string& folder) {
     }
     std::cout << out.dump(2) << "\n";
   } else {
+    std::string shown;
     for (const auto& e : entries) {
+      const std::string folder = e.id.substr(0, e.id.find('/'));
+      if (folders.size() > 1 && folder != shown) std::cout << (shown.empty() ? "" : "\n") << folder << ":\n";
+      shown = folder;
       std::cout << e.id.substr(folder.size() + 1) << "  " << (e.error.empty() ? e.description : "(does not load: " + e.error + ")") << "\n";
       if (e.error.empty()) std::cout << "    source: " << e.source << "\n";
     }
@@ -663,7 +687,7 @@ int main(int argc, char** argv) {
   add_common(plan, common);
   auto* workloads_cmd = app.add_subcommand("workloads", "List the shipped workload presets with descriptions and sources");
   add_common(workloads_cmd, common);
-  auto* hardware_cmd = app.add_subcommand("hardware", "List the shipped hardware presets with descriptions and sources");
+  auto* hardware_cmd = app.add_subcommand("hardware", "List the shipped hardware presets, and the cluster and capex packs of the systems they ship in, with descriptions and sources");
   add_common(hardware_cmd, common);
   auto* workload_cmd = app.add_subcommand("workload", "Workload presets: import a Hugging Face config.json");
   workload_cmd->require_subcommand(1);
@@ -738,8 +762,8 @@ int main(int argc, char** argv) {
   if (common.si) gs::set_display_style(gs::DisplayStyle::Declared);
   try {
     if (stats->parsed()) return run_stats(common);
-    if (workloads_cmd->parsed()) return run_catalog(common, "workload");
-    if (hardware_cmd->parsed()) return run_catalog(common, "hardware");
+    if (workloads_cmd->parsed()) return run_catalog(common, {"workload"});
+    if (hardware_cmd->parsed()) return run_catalog(common, {"hardware", "cluster", "capex"});
     if (import_cmd->parsed()) return run_workload_import(common, import_config, import_out, import_name);
     if (resolve->parsed()) return run_resolve(common, target, scenario, flags);
     if (trace->parsed()) return run_trace(common, target, scenario, trace_depth);

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "image/suggest.h"
 #include "runtime/format.h"
@@ -290,7 +291,12 @@ StrategyResult search_strategies(const Registry& reg, const ScenarioPoint& scena
 
   // ---- one cone: objective, report columns and both sides of each constraint, knobs as inputs
   ScenarioPoint s = limited;
-  for (const auto& [var, key] : space.variants) s.variants[var] = key;
+  result.variants = space.variants;
+  for (const auto& k : space.knobs) result.variants.insert(k.variants.begin(), k.variants.end());
+  for (const auto& [var, key] : result.variants) {
+    s.variants[var] = key;
+    s.assignments.erase(var);  // the variant defines the selector now: a stated value would hide the knob
+  }
   std::vector<uint32_t> targets{objective->var}, vary;
   for (const auto& c : space.report) targets.push_back(c.var);
   for (uint32_t c : constraints)
@@ -314,7 +320,9 @@ StrategyResult search_strategies(const Registry& reg, const ScenarioPoint& scena
     auto it = std::find(build.program.inputs.begin(), build.program.inputs.end(), vary[i]);
     if (it != build.program.inputs.end()) column[i] = size_t(it - build.program.inputs.begin());
   }
-  Jit jit;
+  std::optional<Jit> own;
+  if (!request.jit) own.emplace();
+  Jit& jit = request.jit ? *request.jit : *own;
   const CompiledCone cone = jit.compile(build.program);
   result.compile_ms = cone.compile_ms;
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/jit/jit.h"
 #include "runtime/registry.h"
 #include "runtime/strategy/space.h"
 #include "runtime/uq/commands.h"
@@ -25,6 +26,7 @@ struct StrategyRequest {
   // of the knob's labels. A pinned derived knob (dp) keeps only candidates where it comes out so.
   std::vector<std::string> fixes;
   unsigned threads = 0;  // 0: all cores
+  Jit* jit = nullptr;    // a compiler whose cache outlives the call (many searches over like scenarios); null: a fresh one
 };
 
 struct Candidate {
@@ -47,6 +49,7 @@ struct StrategyResult {
   std::map<std::string, double> problem;  // resolved problem quantities (base units)
   std::map<std::string, double> limits;   // stated limits (base units)
   std::vector<Candidate> ranked;          // best first, at most request.top
+  std::map<uint32_t, std::string> variants;  // the selectors the search set (space and knobs)
   std::vector<Rejection> rejections;      // every rule and constraint, in checking order, zero counts included
   uint64_t enumerated = 0, evaluated = 0, feasible = 0;
   double compile_ms = 0, evaluate_seconds = 0, total_seconds = 0;

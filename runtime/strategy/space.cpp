@@ -91,7 +91,81 @@ Generator generator_of(const Reader& r, const toml::node& n) {
   r.fail(n, "unknown knob generator '" + g + "'; use powers_of_two, range, divisors or list");
 }
 
+// A table "selector variable" = "variant key".
+std::map<uint32_t, std::string> selectors(const Reader& r, const Registry& reg, const toml::node& n, const std::string& what) {
+  std::map<uint32_t, std::string> out;
+  for (const auto& [key, node] : r.table(n, what)) {
+    try {
+      auto [var, k] = parse_selector(reg, std::string(key.str()) + "=" + r.text(node, "variant key"));
+      out[var] = k;
+    } catch (const PresetError& e) {
+      r.fail(node, e.what());
+    }
+  }
+  return out;
+}
+
+bool names_any(const Product& p, const std::set<std::string>& names) {
+  for (const auto& f : p)
+    if (names.count(f.name)) return true;
+  return false;
+}
+
 }  // namespace
+
+StrategySpace narrow_space(const StrategySpace& space, const std::map<std::string, std::vector<double>>& free) {
+  StrategySpace out = space;
+  out.knobs.clear();
+  std::set<std::string> varying;
+  for (const auto& [name, values] : free) {
+    bool found = false;
+    for (const auto& k : space.knobs) found |= k.name == name;
+    if (!found) throw PresetError("'" + name + "' is not a knob of the search space " + space.path);
+  }
+  std::vector<const Knob*> held;  // knobs the scenario states: problem quantities, if anything reads them
+  for (const auto& k : space.knobs) {
+    auto it = free.find(k.name);
+    if (it == free.end()) {
+      held.push_back(&k);
+      continue;
+    }
+    Knob n = k;
+    n.generator = Generator::List;
+    n.bound.clear();
+    n.list = it->second;
+    n.labels.clear();
+    for (double v : n.list)  // keep the names of the values that have one
+      for (size_t i = 0; i < k.labels.size(); ++i)
+        if (k.list[i] == v) n.labels.push_back(k.labels[i]);
+    if (n.labels.size() != n.list.size()) n.labels.clear();
+    varying.insert(n.name);
+    out.knobs.push_back(std::move(n));
+  }
+  for (const auto& d : space.derived)
+    if (names_any(d.numerator, varying) || names_any(d.denominator, varying)) varying.insert(d.name);
+  out.rules.clear();
+  for (const auto& rule : space.rules) {
+    bool involved = names_any(rule.a, varying) || names_any(rule.b, varying);
+    for (const auto& [name, above] : rule.only_if_above) involved |= varying.count(name) > 0;
+    if (involved) out.rules.push_back(rule);
+  }
+  // A held knob becomes a problem quantity when a derived knob, a kept rule or a free knob's bound reads
+  // it. Where the scenario leaves it undetermined it takes its first candidate, the neutral setting (1
+  // for degrees and chunks, 0 for recomputation and ZeRO), which is what the model assumes then too.
+  std::set<std::string> read;
+  auto note = [&](const Product& p) {
+    for (const auto& f : p) read.insert(f.name);
+  };
+  for (const auto& d : out.derived) note(d.numerator), note(d.denominator);
+  for (const auto& r : out.rules) {
+    note(r.a), note(r.b);
+    for (const auto& [name, above] : r.only_if_above) read.insert(name);
+  }
+  for (const auto& k : out.knobs) note(k.bound);
+  for (const Knob* k : held)
+    if (read.count(k->name)) out.problem.push_back({k->name, k->var, true, k->generator == Generator::List && !k->list.empty() ? k->list.front() : 1});
+  return out;
+}
 
 const Objective* StrategySpace::objective(const std::string& name) const {
   for (const auto& o : objectives)
@@ -164,6 +238,7 @@ StrategySpace parse_strategy_space(const Registry& reg, const std::string& text,
       const char* key = k.generator == Generator::Divisors ? "of" : "max";
       k.bound = r.product(r.need(t, key, "knob " + k.name), std::string("knob ") + k.name + "." + key, known);
     }
+    if (const toml::node* v = t.get("variants")) k.variants = selectors(r, reg, *v, "knob " + k.name + ".variants");
     known.insert(k.name);
     s.knobs.push_back(std::move(k));
   }
@@ -215,15 +290,7 @@ StrategySpace parse_strategy_space(const Registry& reg, const std::string& text,
     }
   }
 
-  if (const toml::node* v = doc.get("variants"))
-    for (const auto& [key, node] : r.table(*v, "[variants]")) {
-      try {
-        auto [var, k] = parse_selector(reg, std::string(key.str()) + "=" + r.text(node, "variant key"));
-        s.variants[var] = k;
-      } catch (const PresetError& e) {
-        r.fail(node, e.what());
-      }
-    }
+  if (const toml::node* v = doc.get("variants")) s.variants = selectors(r, reg, *v, "[variants]");
 
   auto constraint = [&](const toml::node& n) {
     const std::string name = r.text(n, "constraint name");

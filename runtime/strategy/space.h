@@ -36,6 +36,9 @@ struct Knob {
   Product bound;  // max for powers_of_two and range, the number to divide for divisors
   std::vector<double> list;
   std::vector<std::string> labels;  // names of list values (same length as list), or empty
+  // Variant selectors the search sets while this knob varies, so that its number reaches the model as an
+  // input of one cone (recomputation as a mode; interleaving through the interleaved schedule).
+  std::map<uint32_t, std::string> variants;
 };
 
 struct DerivedKnob {
@@ -80,7 +83,7 @@ struct StrategySpace {
   std::vector<Knob> knobs;
   std::vector<DerivedKnob> derived;
   std::vector<Rule> rules;
-  std::map<uint32_t, std::string> variants;  // selectors the search sets
+  std::map<uint32_t, std::string> variants;  // selectors the search sets, whatever it varies
   std::vector<uint32_t> constraints;         // relation ids of model constraints, in order
   std::vector<Limit> limits;
   std::vector<Objective> objectives;
@@ -94,6 +97,14 @@ struct StrategySpace {
 // Throws PresetError with file:line and a hint on a malformed file or an unknown model name.
 StrategySpace load_strategy_space(const Registry& reg, const std::string& path);
 StrategySpace parse_strategy_space(const Registry& reg, const std::string& text, const std::string& path);
+
+// The space searched when only some knobs are free (validate's unstated settings): the knobs named in
+// `free` keep only the given candidate values; every other knob stops setting its variants and, when a
+// derived knob or a kept rule reads it, becomes a problem quantity read from the scenario (its first
+// candidate, the neutral setting, when the scenario leaves it open); rules that name no free knob,
+// directly or through a derived knob, are dropped, because what the scenario states about them is a
+// fact, not a choice. Throws PresetError when a name in `free` is not a knob of the space.
+StrategySpace narrow_space(const StrategySpace& space, const std::map<std::string, std::vector<double>>& free);
 
 // presets/strategy/knobs.toml (training) or presets/strategy/serving-knobs.toml (serving) under a
 // presets directory.

@@ -93,6 +93,7 @@ void write_sweep_file(const Registry& reg, const std::string& path, const SweepR
       json row = json::object();
       for (size_t a = 0; a < r.axes.size(); ++a) row[reg.var(r.axes[a].var).name] = r.axis_value(a, p);
       for (size_t t = 0; t < nt; ++t) row[reg.var(r.targets[t]).name] = r.y[p * nt + t];
+      if (!r.fits.empty()) row[r.fits_column] = r.fits[p] != 0;
       rows.push_back(row);
     }
     j["rows"] = rows;
@@ -104,12 +105,14 @@ void write_sweep_file(const Registry& reg, const std::string& path, const SweepR
     std::vector<std::string> head;
     for (const auto& a : r.axes) head.push_back(reg.var(a.var).name + "[" + axis_unit(reg, a) + "]");
     for (uint32_t t : r.targets) head.push_back(reg.var(t).name + "[" + reg.var(t).unit + "]");
+    if (!r.fits.empty()) head.push_back(r.fits_column);  // 1: the layout fits in HBM, 0: it does not
     for (size_t i = 0; i < head.size(); ++i) text += (i ? "," : "") + head[i];
     text += "\n";
     for (size_t p = 0; p < r.points; ++p) {
       for (size_t a = 0; a < r.axes.size(); ++a) text += (a ? "," : "") + csv_number(r.axis_value(a, p) / axis_scale(reg, r.axes[a]));
       for (size_t t = 0; t < nt; ++t)
         text += (r.axes.empty() && t == 0 ? "" : ",") + csv_number(r.y[p * nt + t] / reg.var(r.targets[t]).unit_scale);
+      if (!r.fits.empty()) text += r.fits[p] ? ",1" : ",0";
       text += "\n";
     }
   }
@@ -197,9 +200,15 @@ std::vector<SweepAxis> parse_sweep_axes(const Registry& reg, const std::vector<s
   return axes;
 }
 
-SweepResult run_sweep(const Registry& reg, const ScenarioPoint& s, const std::vector<uint32_t>& targets, std::vector<SweepAxis> axes,
-                      bool zip, const std::string& engine, unsigned requested_threads, const std::function<void(size_t, size_t)>& progress) {
+SweepResult run_sweep(const Registry& reg, const ScenarioPoint& s, const std::vector<uint32_t>& asked, std::vector<SweepAxis> axes,
+                      bool zip, const std::string& engine, unsigned requested_threads, const std::function<void(size_t, size_t)>& progress,
+                      const MemoryFitCheck* fit) {
   SweepResult r;
+  // The memory check rides in the same cone: its two sides are evaluated as two more targets per point
+  // and taken out of the result below. Only when the scenario prices its memory at all.
+  std::vector<uint32_t> targets = asked;
+  const bool check_fit = fit && check_memory_fit(reg, *fit, s.assignments, s.variants).has_value();
+  if (check_fit) targets.push_back(fit->required), targets.push_back(fit->capacity);
   r.targets = targets, r.axes = std::move(axes), r.zip = zip, r.engine = engine;
   for (const auto& a : r.axes)
     if (a.values.empty()) throw PresetError("the sweep of " + reg.var(a.var).name + " has no values");
@@ -255,6 +264,20 @@ SweepResult run_sweep(const Registry& reg, const ScenarioPoint& s, const std::ve
     throw PresetError("unknown --engine '" + engine + "': use jit or ginac");
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (check_fit) {
+    const size_t n = targets.size(), k = asked.size();
+    std::vector<double> y(points * k);
+    r.fits.resize(points);
+    for (size_t p = 0; p < points; ++p) {
+      std::copy(r.y.begin() + long(p * n), r.y.begin() + long(p * n + k), y.begin() + long(p * k));
+      const double required = r.y[p * n + k], capacity = r.y[p * n + k + 1];
+      r.fits[p] = std::isfinite(required) && std::isfinite(capacity) && required <= capacity;
+      r.not_fitting += !r.fits[p];
+    }
+    r.y.swap(y);
+    r.targets = asked;
+    r.fits_column = fit->column;
+  }
   for (double v : r.y) r.nonfinite += !std::isfinite(v);
   return r;
 }
@@ -325,12 +348,14 @@ int sweep_command(const Registry& reg, const ScenarioPoint& s, const SweepReques
       if (!bar) bar.emplace(err, true, total);
       (*bar)(done);
     };
-  const SweepResult r = run_sweep(reg, s, targets, std::move(axes), req.zip, req.engine, req.threads, progress);
+  const SweepResult r = run_sweep(reg, s, targets, std::move(axes), req.zip, req.engine, req.threads, progress, req.fit ? &*req.fit : nullptr);
   if (!req.out_path.empty()) write_sweep_file(reg, req.out_path, r);
 
   const size_t points = r.points;
   const double seconds = r.seconds;
-  const json j = sweep_summary(reg, r, req.out_path);
+  json j = sweep_summary(reg, r, req.out_path);
+  if (!r.fits.empty())
+    j["fits"] = {{"column", r.fits_column}, {"constraint", reg.relation(req.fit->constraint).name}, {"points_not_fitting", r.not_fitting}};
   const json& tj = j["targets"];
   for (uint32_t v : r.inputs_not_read)
     err << "note: " << reg.var(v).name << " does not affect " << (targets.size() == 1 ? reg.var(targets[0]).name : "any of the targets")
@@ -347,6 +372,10 @@ int sweep_command(const Registry& reg, const ScenarioPoint& s, const SweepReques
              format_quantity(reg.units(), v, row["min"].get<double>()) + " .. " + format_quantity(reg.units(), v, row["max"].get<double>())) << "\n";
     }
     if (r.nonfinite) out << "  warning: " << r.nonfinite << " non-finite results (NaN or infinity)\n";
+    if (r.not_fitting)
+      out << "  warning: " << r.not_fitting << " of " << points << " points do not fit in HBM (" << reg.relation(req.fit->constraint).name
+          << " fails): their values are for a layout that cannot run" << (req.out_path.empty() ? "; --out FILE marks them" : "; the file marks them")
+          << " in the '" << r.fits_column << "' column\n";
     if (!req.out_path.empty()) out << "  wrote " << req.out_path << "\n";
   }
   return 0;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/memory_fit.h"
 #include "runtime/registry.h"
 #include "runtime/distribution.h"
 #include "runtime/uq/sweep_spec.h"
@@ -32,6 +33,7 @@ struct SweepRequest {
   std::string out_path;           // .csv or .json; empty: summary only
   bool json = false;
   bool progress = false;          // draw a progress bar on `err`
+  std::optional<MemoryFitCheck> fit;  // when set and the scenario prices its memory: a fits column per point
 };
 
 struct SamplingRequest {
@@ -64,6 +66,11 @@ struct SweepResult {
   double compile_ms = 0;
   size_t nonfinite = 0;
   std::vector<uint32_t> inputs_not_read;  // axes no target reads under the scenario
+  // Per point, whether the layout fits in HBM (1) or not (0); empty when no check was asked for or the
+  // scenario does not price its memory. `fits_column` names the column in files.
+  std::vector<int8_t> fits;
+  std::string fits_column;
+  size_t not_fitting = 0;
   // Value of axis `a` at point `p`: the full grid varies the last axis fastest; zip pairs the lists.
   double axis_value(size_t a, size_t p) const;
 };
@@ -75,7 +82,7 @@ std::vector<SweepAxis> parse_sweep_axes(const Registry& reg, const std::vector<s
 // `progress(done, total)`, when given, is called on the calling thread as points finish.
 SweepResult run_sweep(const Registry& reg, const ScenarioPoint& scenario, const std::vector<uint32_t>& targets,
                       std::vector<SweepAxis> axes, bool zip, const std::string& engine, unsigned threads,
-                      const std::function<void(size_t, size_t)>& progress = {});
+                      const std::function<void(size_t, size_t)>& progress = {}, const MemoryFitCheck* fit = nullptr);
 
 struct UncertaintyResult {
   uint32_t target = 0;

@@ -265,7 +265,7 @@ SearchChoice scenario_for_fit(const Registry& reg, const PresetLibrary& lib, Eng
   // value, so the choice does not depend on the rows a fit is later tested on.
   RowScenario probe = out.scenario;
   for (const auto& p : params) probe.assign[p.name] = p.start;
-  SearchChoice c = choose_unstated(lib, probe, [&](const SearchProblem& q) { return exhaustive_search(engine, lib, q); });
+  SearchChoice c = choose_unstated(lib, probe, [&](const SearchProblem& q) { return strategy_search(engine, lib, q); });
   if (!c.searched) return out;
   for (const auto& p : params) {
     if (out.scenario.assign.count(p.name)) c.scenario.assign[p.name] = out.scenario.assign.at(p.name);

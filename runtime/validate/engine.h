@@ -37,6 +37,7 @@ class Engine {
   // Output values (base units) with the varied inputs set to `vary_values` (or their base values).
   std::vector<double> evaluate(const PreparedRow& row, const std::vector<double>* vary_values = nullptr) const;
   const Registry& registry() const { return reg_; }
+  Jit& jit() { return *jit_; }  // the compile cache, shared with searches over the same rows
 
  private:
   const Registry& reg_;

@@ -78,7 +78,9 @@ const std::string& MappingTable::preset(const std::string& role) const { return 
 const std::string& MappingTable::variant(const std::string& role) const { return lookup(variants, role, path, "variants"); }
 const std::string& MappingTable::precision_key(const std::string& recipe) const { return lookup(precision, recipe, path, "precision"); }
 double MappingTable::constant(const std::string& role) const { return lookup(constants, role, path, "constants"); }
-const std::vector<double>& MappingTable::candidates(const std::string& knob) const { return lookup(unstated, knob, path, "unstated"); }
+const MappingTable::UnstatedKnob& MappingTable::unstated_knob(const std::string& setting) const {
+  return lookup(unstated, setting, path, "unstated");
+}
 
 MappingTable parse_mapping_table(const std::string& text, const std::string& path) {
   toml::table doc;
@@ -108,9 +110,15 @@ MappingTable parse_mapping_table(const std::string& text, const std::string& pat
       t.near_best_pct = number_of(path, v, "[unstated] near_best_pct");
       continue;
     }
-    const toml::array* a = v.as_array();
-    if (!a || a->empty()) fail(path, v, "[unstated] " + key + " must be a non-empty array of numbers");
-    for (const auto& x : *a) t.unstated[key].push_back(number_of(path, x, "[unstated] " + key));
+    const toml::table* e = v.as_table();
+    if (!e) fail(path, v, "[unstated] " + key + " must be a table { knob = \"NAME\", values = [...] }");
+    reject_unknown(path, *e, {"knob", "values"}, "[unstated] " + key);
+    const toml::node* knob = e->get("knob");
+    const toml::array* a = e->get("values") ? e->get("values")->as_array() : nullptr;
+    if (!knob) fail(path, v, "[unstated] " + key + " needs 'knob', the strategy-search knob that chooses it");
+    if (!a || a->empty()) fail(path, v, "[unstated] " + key + ".values must be a non-empty array of numbers");
+    t.unstated[key].knob = text_of(path, *knob, "[unstated] " + key + ".knob");
+    for (const auto& x : *a) t.unstated[key].values.push_back(number_of(path, x, "[unstated] " + key + ".values"));
   }
   const toml::node* hw = doc.get("hardware");
   if (!hw || !hw->is_array_of_tables()) throw MappingError(path + ": missing [[hardware]] rules");

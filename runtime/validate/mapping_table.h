@@ -43,7 +43,13 @@ struct MappingTable {
   std::map<std::string, std::string> targets;      // metric -> model variable
   std::vector<std::string> breakdown;              // step-time components, in file order
   std::vector<HardwareRule> hardware;              // first match wins
-  std::map<std::string, std::vector<double>> unstated;  // knob -> candidate values
+  // Unstated setting (micro_batch, interleave, recompute) -> the knob of the strategy search space
+  // (presets/strategy/knobs.toml) that chooses it, and its candidate values in that knob's terms.
+  struct UnstatedKnob {
+    std::string knob;
+    std::vector<double> values;
+  };
+  std::map<std::string, UnstatedKnob> unstated;
   double near_best_pct = 5;
   std::vector<FitParameterSpec> fit;               // calibrate's default parameters
   std::vector<ModelFact> model_facts;
@@ -55,7 +61,7 @@ struct MappingTable {
   const std::string& variant(const std::string& role) const;
   const std::string& precision_key(const std::string& recipe) const;
   double constant(const std::string& role) const;
-  const std::vector<double>& candidates(const std::string& knob) const;
+  const UnstatedKnob& unstated_knob(const std::string& setting) const;
 };
 
 struct MappingError : std::runtime_error {

@@ -1,9 +1,10 @@
 // Unstated settings: a published run was tuned by the people who ran it, so where a row is silent about
 // a knob (micro-batch, pipeline interleaving, activation recomputation) validate takes the setting a
 // search finds best under everything the row does state, and reports the spread of the near-best ones.
-// The search engine is a callback: `exhaustive_search` is the first engine (every combination of the
-// knobs' candidates, evaluated through the row's compiled cone with the knobs as free inputs, one
-// compile per variant signature); an execution-strategy planner can replace it with the same interface.
+// The search engine is a callback; `strategy_search` is the engine validate uses: the execution-strategy
+// search of `gpu-stack plan` (runtime/strategy), narrowed to the unstated knobs with every stated one held
+// at the row's value, so both commands share one enumerator, one set of divisibility rules and model
+// constraints (HBM first), and one ranking.
 #pragma once
 
 #include <functional>
@@ -16,29 +17,33 @@
 
 namespace gs::validate {
 
-// Candidate values of one unstated knob (a key of [unstated] in mapping.toml: micro_batch, interleave,
-// recompute).
+// Candidate values of one unstated setting (a key of [unstated] in mapping.toml: micro_batch, interleave,
+// recompute) and the strategy-search knob that chooses it.
 struct KnobChoices {
-  std::string knob;
-  std::vector<double> values;
+  std::string setting;         // key of [unstated]
+  std::string knob;            // knob of the strategy search space (mb, vp, recompute)
+  std::vector<double> values;  // in the knob's terms
 };
 
 struct SearchProblem {
   RowScenario scenario;             // the row as stated, with the defaults in place of the unstated knobs
-  std::vector<KnobChoices> knobs;   // the knobs to choose
+  std::vector<KnobChoices> knobs;   // the settings to choose
 };
 
 struct RankedCandidate {
-  std::map<std::string, double> knobs;  // knob -> value
-  double tokens_per_s = 0;              // the objective (model throughput)
-  double primary = 0;                   // the row's throughput comparison, in its unit
+  std::map<std::string, std::string> settings;  // unstated setting -> its chosen value, for people ("full", "4")
+  std::map<std::string, double> assign;         // model variable -> value the candidate sets (knobs and derived knobs)
+  double tokens_per_s = 0;                      // the objective (model throughput while the job runs)
+  double primary = 0;                           // the row's throughput comparison, in its unit
 };
 
 struct SearchResult {
   std::vector<RankedCandidate> ranked;  // feasible candidates, best first
-  size_t evaluated = 0;
+  std::map<std::string, std::string> variants;  // selector variable -> key every candidate needs
+  size_t evaluated = 0;                 // candidates that passed the divisibility rules
   size_t rejected_layout = 0;           // divisibility: micro-batches per replica, layers per chunk
-  size_t rejected_memory = 0;           // the model's fits_in_hbm constraint
+  size_t rejected_memory = 0;           // the model's HBM constraint
+  size_t rejected_other = 0;            // another model constraint, or no finite value
   bool memory_checked = false;          // false when the scenario cannot price its memory
   std::string error;                    // why nothing could be searched
 };
@@ -48,12 +53,9 @@ using SearchEngine = std::function<SearchResult(const SearchProblem&)>;
 // The knobs the row leaves unstated, with their candidates from the mapping table.
 SearchProblem search_problem(const PresetLibrary& lib, const RowScenario& s);
 
-// The scenario with the knobs set (micro-batch also resets the accumulation count, interleaving selects
-// the interleaved schedule); empty `why` when the combination is a valid layout, else the reason.
-RowScenario with_knobs(const PresetLibrary& lib, const RowScenario& s, const std::map<std::string, double>& knobs, std::string* why);
-
-// Every combination of candidates; one compile per variant signature of the row.
-SearchResult exhaustive_search(Engine& engine, const PresetLibrary& lib, const SearchProblem& p);
+// The strategy search over the problem's knobs (presets/strategy/knobs.toml under the library), compiled
+// through the engine's JIT cache. Never throws: a problem is returned in SearchResult::error.
+SearchResult strategy_search(Engine& engine, const PresetLibrary& lib, const SearchProblem& p);
 
 // Applies the best candidate to the scenario: its assumptions say "chosen by search"; returns the
 // relative spread [lo, hi] of the row's throughput comparison over the near-best candidates (within the

@@ -105,7 +105,7 @@ ValidationReport run_validation(const Registry& reg, const PresetLibrary& lib, c
   std::deque<PreparedRow> prepared;
   std::vector<std::pair<size_t, FitUse>> uses;  // index into rep.rows
   SearchEngine search = settings.engine;
-  if (!search && settings.search) search = [&](const SearchProblem& p) { return exhaustive_search(engine, lib, p); };
+  if (!search && settings.search) search = [&](const SearchProblem& p) { return strategy_search(engine, lib, p); };
   std::map<std::string, std::vector<double>> all, tier_a, by_group;
   for (const auto& row : rows) {
     RowResult rr;

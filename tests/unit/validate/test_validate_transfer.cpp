@@ -7,6 +7,7 @@
 #include <cmath>
 #include <set>
 
+#include "runtime/format.h"
 #include "runtime/presets.h"
 #include "runtime/resolver.h"
 #include "runtime/validate/calibrate.h"
@@ -92,7 +93,10 @@ TEST_CASE("mapping table: the shipped file names model variables only in data, a
   for (const auto& var : t.breakdown) CHECK_MESSAGE(model().find_var(var), var);
   for (const auto& f : t.fit) CHECK_MESSAGE(model().find_var(f.name), f.name);
   CHECK(t.fit.size() == 5);
-  CHECK(t.candidates("micro_batch") == std::vector<double>{1, 2, 4, 8});
+  CHECK(t.unstated_knob("micro_batch").knob == "mb");  // each unstated setting names its knob of the strategy search
+  CHECK(t.unstated_knob("micro_batch").values == std::vector<double>{1, 2, 4, 8});
+  CHECK(t.unstated_knob("recompute").values == std::vector<double>{0, 2});  // recompute modes: none, full
+  CHECK_THROWS_WITH_AS(t.unstated_knob("zero"), doctest::Contains("[unstated] has no entry 'zero'"), MappingError);
   CHECK(t.near_best_pct == 5);
   CHECK(*match_hardware(t, "TPU v5p") == "validate/hardware/tpu_v5p");
   CHECK(*match_hardware(t, "H100 SXM 96GB HBM2e (Meta Grand Teton)") == "validate/hardware/h100_sxm");
@@ -108,6 +112,10 @@ TEST_CASE("mapping table: the shipped file names model variables only in data, a
                                            "m.toml"),
                        doctest::Contains("m.toml:12:1: unknown key 'colour' in a [[hardware]] entry"), MappingError);
   CHECK_THROWS_WITH_AS(local.var("layers"), doctest::Contains("[variables] has no entry 'layers'"), MappingError);
+  CHECK_THROWS_WITH_AS(parse_mapping_table("[presets]\n[variables]\n[constants]\n[variants]\n[precision]\n[targets]\n[breakdown]\n"
+                                           "[unstated]\nmicro_batch = [1, 2]\n[[hardware]]\npreset = \"p\"\nall = [\"x\"]\n",
+                                           "m.toml"),
+                       doctest::Contains("m.toml:9:"), MappingError);  // the old list form: a knob must be named
 }
 
 TEST_CASE("several CSVs read as one table, each row keeping its file") {
@@ -127,13 +135,20 @@ TEST_CASE("search seam: a pluggable engine's best candidate is applied and the n
   CHECK(s.unstated.count("interleave"));
   CHECK(s.unstated.count("recompute"));
   size_t calls = 0;
+  const double m = s.assign.at("par.batch.grad_accum_steps");
+  auto candidate = [&](double mb, double vp, const char* recompute, double tput, double primary) {
+    RankedCandidate c;
+    c.settings = {{"micro_batch", gs::format_number(mb)}, {"interleave", gs::format_number(vp)}, {"recompute", std::string(recompute)}};
+    c.assign = {{"par.batch.micro_per_gpu", mb}, {"par.batch.grad_accum_steps", m / mb}, {"par.pp.virtual_stages", vp}};
+    c.tokens_per_s = tput, c.primary = primary;
+    return c;
+  };
   SearchEngine fake = [&](const SearchProblem& p) {
     ++calls;
     CHECK(p.knobs.size() == 3);
     SearchResult r;
-    r.ranked = {{{{"micro_batch", 2}, {"interleave", 2}, {"recompute", 0}}, 1000, 150},
-                {{{"micro_batch", 1}, {"interleave", 2}, {"recompute", 0}}, 970, 145.5},   // within 5%
-                {{{"micro_batch", 1}, {"interleave", 1}, {"recompute", 1}}, 800, 120}};    // not
+    r.ranked = {candidate(2, 2, "none", 1000, 150), candidate(1, 2, "none", 970, 145.5) /* within 5% */, candidate(1, 1, "full", 800, 120)};
+    r.variants = {{"par.pp.bubble_fraction", "interleaved"}};
     r.evaluated = 3;
     return r;
   };
@@ -151,12 +166,15 @@ TEST_CASE("search seam: a pluggable engine's best candidate is applied and the n
   CHECK(!has_assumption(c.scenario, "micro_batch not given: 1"));
 }
 
-TEST_CASE("exhaustive search: candidates ranked by throughput, layouts and HBM capacity respected") {
+TEST_CASE("validate's search is plan's strategy search: candidates ranked by throughput, layouts and HBM capacity respected") {
   RowScenario s = map_row(model(), presets(), pipelined_row());
   REQUIRE(s.unbuildable.empty());
   Engine engine(model(), presets());
-  SearchResult r = exhaustive_search(engine, presets(), search_problem(presets(), s));
-  CHECK(r.error.empty());
+  const SearchProblem problem = search_problem(presets(), s);
+  REQUIRE(problem.knobs.size() == 3);
+  for (const auto& k : problem.knobs) CHECK(!k.knob.empty());  // each setting names its knob of knobs.toml
+  SearchResult r = strategy_search(engine, presets(), problem);
+  REQUIRE_MESSAGE(r.error.empty(), r.error);
   CHECK(r.memory_checked);
   // 4 micro-batches x 3 interleaves x 2 recompute modes; 48 layers over 2 stages allow v = 1, 2, 4.
   CHECK(r.evaluated + r.rejected_layout == 24);
@@ -166,17 +184,25 @@ TEST_CASE("exhaustive search: candidates ranked by throughput, layouts and HBM c
   CHECK(r.rejected_memory > 0);
   // The old defaults (micro-batch 1, no interleaving, no recomputation) would be faster still, but their
   // activations do not fit in 80 GB: the search rejects them instead of reporting an impossible layout.
-  std::string why;
-  PreparedRow d = engine.prepare(with_knobs(presets(), s, {{"micro_batch", 1}, {"interleave", 1}, {"recompute", 0}}, &why), {},
-                                 {"training.tokens_per_sec_nominal", "training.mem.hbm_required_per_gpu", "gpu.hbm.capacity"});
+  PreparedRow d = engine.prepare(s, {}, {"training.tokens_per_sec_nominal", "training.mem.hbm_required_per_gpu", "gpu.hbm.capacity"});
   REQUIRE_MESSAGE(d.ok(), d.error);
   const auto out = engine.evaluate(d);
   CHECK(out[d.extra_out[1]] > out[d.extra_out[2]]);
-  for (const auto& c : r.ranked) CHECK(!(c.knobs.at("micro_batch") == 1 && c.knobs.at("interleave") == 1 && c.knobs.at("recompute") == 0));
-  CHECK(r.ranked.front().knobs.at("recompute") == 1);
-  // A micro-batch that does not divide the sequences per replica is a layout rejection, with the reason.
-  with_knobs(presets(), s, {{"micro_batch", 7}}, &why);
-  CHECK(why.find("does not divide") != std::string::npos);
+  for (const auto& c : r.ranked)
+    CHECK(!(c.settings.at("micro_batch") == "1" && c.settings.at("interleave") == "1" && c.settings.at("recompute") == "none"));
+  CHECK(r.ranked.front().settings.at("recompute") == "full");
+  // The candidate sets the search's variables: the micro-batch and, derived from it, the accumulation count.
+  const auto& best = r.ranked.front().assign;
+  CHECK(best.at("par.batch.micro_per_gpu") * best.at("par.batch.grad_accum_steps") ==
+        doctest::Approx(s.assign.at("par.batch.micro_per_gpu") * s.assign.at("par.batch.grad_accum_steps")));
+  CHECK(r.variants.at("par.act.recompute_fraction") == "mode");
+  // A micro-batch that does not divide the sequences per replica is a layout rejection.
+  SearchProblem odd = problem;
+  for (auto& k : odd.knobs)
+    if (k.setting == "micro_batch") k.values = {7};
+  SearchResult o = strategy_search(engine, presets(), odd);
+  CHECK(o.ranked.empty());
+  CHECK(o.rejected_layout == o.evaluated + o.rejected_layout);
 }
 
 TEST_CASE("intervals: every built row's throughput has a 90% interval around its prediction") {

@@ -1,0 +1,114 @@
+#include "runtime/memory_fit.h"
+
+#include <cmath>
+#include <filesystem>
+#include <toml++/toml.h>
+
+#include "runtime/format.h"
+#include "runtime/presets.h"
+#include "runtime/resolver.h"
+#include "image/text_file.h"
+
+namespace gs {
+namespace {
+
+[[noreturn]] void fail(const std::string& path, const toml::node& n, const std::string& message) {
+  const auto& s = n.source();
+  throw PresetError(path + ":" + std::to_string(s.begin.line) + ":" + std::to_string(s.begin.column) + ": " + message);
+}
+
+std::string text_of(const std::string& path, const toml::table& t, const char* key, const std::string& what) {
+  const toml::node* n = t.get(key);
+  if (!n) fail(path, t, what + " needs '" + key + "'");
+  auto s = n->value<std::string>();
+  if (!s) fail(path, *n, what + "." + key + " must be a string");
+  return *s;
+}
+
+uint32_t variable_of(const Registry& reg, const std::string& path, const toml::table& t, const char* key, const std::string& what) {
+  const std::string name = text_of(path, t, key, what);
+  try {
+    return lookup_variable(reg, name, what + "." + key);
+  } catch (const PresetError& e) {
+    fail(path, *t.get(key), e.what());
+  }
+}
+
+// The variable a constraint side is, when the side is one variable.
+std::optional<uint32_t> lone_variable(const Expr& e) {
+  if (e.nodes.size() == 1 && e.nodes[0].op == Op::Var) return e.nodes[0].index;
+  return std::nullopt;
+}
+
+}  // namespace
+
+MemoryFitCheck parse_memory_fit_check(const Registry& reg, const std::string& text, const std::string& path) {
+  toml::table doc;
+  try {
+    doc = toml::parse(text, path);
+  } catch (const toml::parse_error& e) {
+    throw PresetError(path + ":" + std::to_string(e.source().begin.line) + ":" + std::to_string(e.source().begin.column) +
+                      ": malformed TOML: " + std::string(e.description()));
+  }
+  const toml::table* m = doc.get_as<toml::table>("memory");
+  if (!m) throw PresetError(path + ": missing [memory] (the constraint that decides whether a layout fits in HBM)");
+  MemoryFitCheck c;
+  c.path = path;
+  const std::string name = text_of(path, *m, "constraint", "[memory]");
+  auto id = reg.find_relation(name);
+  if (!id || reg.relation(*id).lhs_var >= 0)
+    fail(path, *m->get("constraint"), "'" + name + "' is not a constraint of the model (expected one such as REQUIRED <= CAPACITY)");
+  const Relation& rel = reg.relation(*id);
+  auto lhs = lone_variable(rel.lhs), rhs = lone_variable(rel.rhs);
+  if (!lhs || !rhs || (rel.compare != Op::Le && rel.compare != Op::Lt))
+    fail(path, *m->get("constraint"), "constraint '" + name + "' must read REQUIRED <= CAPACITY, one variable on each side");
+  c.constraint = *id, c.required = *lhs, c.capacity = *rhs;
+  if (m->get("column")) c.column = text_of(path, *m, "column", "[memory]");
+  if (const toml::node* parts = m->get("parts")) {
+    const toml::array* a = parts->as_array();
+    if (!a) fail(path, *parts, "[memory].parts must be an array of { name, var } tables");
+    for (const auto& n : *a) {
+      const toml::table* t = n.as_table();
+      if (!t) fail(path, n, "[memory].parts items must be { name = \"...\", var = \"...\" }");
+      c.parts.push_back({text_of(path, *t, "name", "a memory part"), variable_of(reg, path, *t, "var", "a memory part")});
+    }
+  }
+  return c;
+}
+
+std::optional<MemoryFitCheck> load_memory_fit_check(const Registry& reg, const std::string& presets_dir) {
+  const std::string path = (std::filesystem::path(presets_dir) / "headlines.toml").string();
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return std::nullopt;
+  std::string raw;
+  try {
+    raw = read_text_file(path, "headlines file");  // bounded: a planted /dev/zero does not hang us
+  } catch (const TextFileError& e) {
+    throw PresetError(e.what());
+  }
+  return parse_memory_fit_check(reg, raw, path);
+}
+
+std::optional<MemoryFit> check_memory_fit(const Registry& reg, const MemoryFitCheck& check, const std::map<uint32_t, double>& assignments,
+                                          const std::map<uint32_t, std::string>& variants) {
+  Resolver resolver(reg, assignments, variants);
+  const auto required = resolver.resolve(check.required).number, capacity = resolver.resolve(check.capacity).number;
+  if (!required || !capacity || !std::isfinite(*required) || !std::isfinite(*capacity)) return std::nullopt;
+  MemoryFit fit;
+  fit.required = *required, fit.capacity = *capacity;
+  fit.fits = *required <= *capacity;
+  for (const auto& p : check.parts)
+    if (auto v = resolver.resolve(p.var).number; v && std::isfinite(*v)) fit.parts.emplace_back(p.name, *v);
+  return fit;
+}
+
+std::string memory_fit_text(const Registry& reg, const MemoryFitCheck& check, const MemoryFit& fit) {
+  const Variable& req = reg.var(check.required);
+  std::string out = std::string(fit.fits ? "fits in HBM" : "does not fit in HBM") + ": needs " + format_quantity(reg.units(), req, fit.required) +
+                    " per GPU, has " + format_quantity(reg.units(), reg.var(check.capacity), fit.capacity) + " (" +
+                    reg.relation(check.constraint).name + ")\n";
+  for (const auto& [name, bytes] : fit.parts) out += "    " + name + ": " + format_quantity(reg.units(), req, bytes) + "\n";
+  return out;
+}
+
+}  // namespace gs
