@@ -90,7 +90,7 @@ def sensitivity_ranks_capex_first(cli):
 @case
 def stats_reports_headline_coverage(cli):
     j = cli.json("stats", image="model")
-    check(j["headline"]["targets"] == 7, "all seven headline targets of presets/headlines.toml exist in the shipped model")
+    check(j["headline"]["targets"] == 7, "all seven headline targets the model exports exist in the shipped model")
     share = j["headline"]["relations_in_cones"] / j["stats"]["relations"]
     close(j["relations_in_headline_cones"], share, "share = relations in cones / relations")
 
