@@ -86,7 +86,8 @@ class Analyzer {
   std::map<std::string, Location> unit_at_, dim_at_, prefix_at_, ref_at_;
   std::vector<std::set<uint32_t>> visible_systems_;
   std::vector<std::string> namespaces_;                // per system: the prefix its variables carry
-  std::map<std::string, uint32_t> namespace_owner_;    // namespace -> system  // per system: itself and everything it uses, transitively
+  std::map<std::string, uint32_t> namespace_owner_;    // namespace -> system
+  std::vector<bool> foreign_systems_;                  // per system: exempt from the rule as a whole  // per system: itself and everything it uses, transitively
   std::map<uint32_t, Location> var_at_;
   std::map<uint32_t, Location> relation_at_;
 
@@ -142,6 +143,9 @@ class Analyzer {
     const std::string ns = f.prefix.empty() ? f.system : f.prefix;
     const Location at = f.prefix.empty() ? f.system_at : f.prefix_at;
     namespaces_.push_back(ns);
+    foreign_systems_.push_back(f.foreign_at.file != nullptr);
+    if (f.foreign_at.file && f.foreign_reason.find_first_not_of(" \t") == std::string::npos)
+      d_.error(f.foreign_at, "E-NAMESPACE", "'foreign' needs a reason", "say why this system's variables keep other systems' names");
     if (in_math_namespace(ns)) {
       d_.error(at, "E-NAMESPACE", "the namespace 'math' is built in (math.pi, math.e)", "choose another name or prefix for this system");
       return;
@@ -157,6 +161,7 @@ class Analyzer {
   // `foreign "reason"` is the explicit exception for a name kept elsewhere (presets and tests use it).
   bool check_namespace(const ADecl& decl, uint32_t system) {
     const std::string& ns = namespaces_[system];
+    if (foreign_systems_[system]) return true;  // `system t foreign "reason"`: a test model's borrowed names
     const bool inside = decl.name.rfind(ns + ".", 0) == 0;
     const bool foreign = decl.foreign_at.file != nullptr;
     if (foreign && inside) {

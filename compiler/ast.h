@@ -102,6 +102,8 @@ struct AFile {
   std::string system;
   std::string prefix;  // `system economics prefix econ`: the namespace, when it is not the system's name
   Location prefix_at;
+  std::string foreign_reason;  // `system t foreign "reason"`: its variables may use any namespace
+  Location foreign_at;
   std::string system_description, system_doc;
   Location system_at;
   std::vector<ANameRef> uses;

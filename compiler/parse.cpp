@@ -443,6 +443,7 @@ class Builder {
     auto* s = c->systemDecl();
     f.system = s->name->getText(), f.system_at = at(s->name), f.system_description = unquote(s->desc);
     if (s->ns) f.prefix = s->ns->getText(), f.prefix_at = at(s->ns);
+    if (auto* fc = s->foreignClause()) f.foreign_reason = unquote(fc->reason), f.foreign_at = at(fc);
     f.system_doc = docs(c->docs());
     for (auto* u : c->useDecl())
       for (auto* id : u->IDENT()) f.uses.push_back({id->getText(), at(id->getSymbol())});

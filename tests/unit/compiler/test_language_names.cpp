@@ -99,3 +99,12 @@ TEST_CASE("template errors: unknown template, missing argument") {
   CHECK(d.code == "E-TEMPLATE");
   CHECK(d.message.find("no value for parameter 'y'") != std::string::npos);
 }
+
+TEST_CASE("a whole system may be foreign (a test model that borrows the real model's names), with a reason") {
+  Image img = compile_ok("system mini foreign \"keeps the real names\"\nvar arch.params : 1 \"p\"\nvar econ.cost : USD \"c\"\n");
+  CHECK(var(img, "arch.params").system == img.systems.size() - 1);
+  auto d = first_error("system mini foreign \"\"\nvar arch.params : 1 \"p\"\n");
+  CHECK(d.code == "E-NAMESPACE");
+  CHECK(d.line == 1);
+  CHECK(d.column == 13);
+}
