@@ -42,7 +42,8 @@ std::optional<uint32_t> lone_variable(const Expr& e) {
 
 }  // namespace
 
-MemoryFitCheck parse_memory_fit_check(const Registry& reg, const std::string& text, const std::string& path) {
+std::optional<MemoryFitCheck> parse_memory_fit_check(const Registry& reg, const std::string& text, const std::string& path,
+                                                     bool partial_model) {
   toml::table doc;
   try {
     doc = toml::parse(text, path);
@@ -56,6 +57,7 @@ MemoryFitCheck parse_memory_fit_check(const Registry& reg, const std::string& te
   c.path = path;
   const std::string name = text_of(path, *m, "constraint", "[memory]");
   auto id = reg.find_relation(name);
+  if (!id && partial_model) return std::nullopt;
   if (!id || reg.relation(*id).lhs_var >= 0)
     fail(path, *m->get("constraint"), "'" + name + "' is not a constraint of the model (expected one such as REQUIRED <= CAPACITY)");
   const Relation& rel = reg.relation(*id);
@@ -70,6 +72,7 @@ MemoryFitCheck parse_memory_fit_check(const Registry& reg, const std::string& te
     for (const auto& n : *a) {
       const toml::table* t = n.as_table();
       if (!t) fail(path, n, "[memory].parts items must be { name = \"...\", var = \"...\" }");
+      if (partial_model && !reg.find_var(text_of(path, *t, "var", "a memory part"))) continue;
       c.parts.push_back({text_of(path, *t, "name", "a memory part"), variable_of(reg, path, *t, "var", "a memory part")});
     }
   }
@@ -86,7 +89,7 @@ std::optional<MemoryFitCheck> load_memory_fit_check(const Registry& reg, const s
   } catch (const TextFileError& e) {
     throw PresetError(e.what());
   }
-  return parse_memory_fit_check(reg, raw, path);
+  return parse_memory_fit_check(reg, raw, path, true);
 }
 
 std::optional<MemoryFit> check_memory_fit(const Registry& reg, const MemoryFitCheck& check, const std::map<uint32_t, double>& assignments,

@@ -27,10 +27,14 @@ struct MemoryFitCheck {
   std::vector<Part> parts;     // the breakdown of `required`, in display order
 };
 
-// <presets_dir>/headlines.toml. Nothing when the file is absent (a user's own presets folder); throws
-// PresetError with FILE:LINE:COL on a malformed file or a name the model does not know.
+// <presets_dir>/headlines.toml. Nothing when the file is absent (a user's own presets folder) or the
+// model has no such constraint (a partial model, such as the runtime's test model); throws PresetError
+// with FILE:LINE:COL on a malformed file.
 std::optional<MemoryFitCheck> load_memory_fit_check(const Registry& reg, const std::string& presets_dir);
-MemoryFitCheck parse_memory_fit_check(const Registry& reg, const std::string& text, const std::string& path);
+// Strict: a constraint or part the model does not know is an error too, unless `partial_model` (then a
+// missing constraint gives nothing and a missing part is left out).
+std::optional<MemoryFitCheck> parse_memory_fit_check(const Registry& reg, const std::string& text, const std::string& path,
+                                                     bool partial_model = false);
 
 struct MemoryFit {
   bool fits = true;

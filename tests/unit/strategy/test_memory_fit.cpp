@@ -97,6 +97,9 @@ TEST_CASE("memory fit: a bad check file is an error with its line") {
   CHECK_THROWS_WITH_AS(gs::parse_memory_fit_check(reg, "[memory]\nconstraint = \"training.fits_in_hbm\"\nparts = [{ name = \"w\", var = \"par.mem.paramz\" }]\n", "h.toml"),
                        doctest::Contains("h.toml:3:"), gs::PresetError);
   CHECK_THROWS_WITH_AS(gs::parse_memory_fit_check(reg, "[memory\n", "h.toml"), doctest::Contains("h.toml:1:"), gs::PresetError);
+  // A partial model without the constraint has no check; a malformed file is still an error.
+  CHECK_FALSE(gs::parse_memory_fit_check(reg, "[memory]\nconstraint = \"x.fits\"\n", "h.toml", true));
+  CHECK_THROWS_AS(gs::parse_memory_fit_check(reg, "[memory\n", "h.toml", true), gs::PresetError);
   // A presets folder without the file (a user's own) has no check.
   CHECK_FALSE(gs::load_memory_fit_check(reg, std::string(GSTACK_SOURCE_DIR) + "/presets/strategy"));
 }
