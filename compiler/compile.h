@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/ast.h"
 #include "compiler/diagnostics.h"
 #include "image/image.h"
 
@@ -35,5 +36,9 @@ CompileResult compile_paths(const std::vector<std::string>& paths);
 std::vector<SourceFile> read_sources(const std::vector<std::string>& paths, Diagnostics& diags);
 // Compiles in-memory sources in the order given (used by tests and the fuzzer).
 CompileResult compile_sources(const std::vector<SourceFile>& sources);
+// What compile_sources does after parsing, for callers that parse themselves (the language server keeps
+// the trees): the declaration limit, then analysis. `result` holds any parse diagnostics already; with
+// errors among them nothing more is checked.
+void check_parsed(const std::vector<AFile>& files, CompileResult& result);
 
 }  // namespace gs::compiler
