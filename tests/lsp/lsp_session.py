@@ -11,6 +11,7 @@ Every read has a deadline, so a server that hangs fails the test instead of stal
 """
 import json
 import os
+import random
 import select
 import shutil
 import subprocess
@@ -39,7 +40,9 @@ def uri(path):
 
 class Session:
     def __init__(self):
-        self.p = subprocess.Popen([LSP], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        # The server logs failed notifications to stderr: a file, so a full pipe can never block it.
+        self.log = tempfile.TemporaryFile()
+        self.p = subprocess.Popen([LSP], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log)
         self.buf = b""
         self.next_id = 0
         self.notes = []  # notifications received while waiting for replies
@@ -312,6 +315,43 @@ s.notify("$/cancelRequest", {"id": 1})
 s.notify("textDocument/didChange", {"textDocument": {"uri": uri("/nonexistent/x.gstack")}, "contentChanges": []})
 r = s.request("textDocument/hover", doc(cost, 7, 42))
 check("trip.distance" in r["result"]["contents"]["value"], "after all the garbage the server still answers")
+
+body = b"[" * 1000000 + b"]" * 1000000
+s.raw(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+check(s.read()["error"]["code"] == -32600, "an array nested a million deep: InvalidRequest, no stack overflow")
+
+# 2,000 messages of known methods with parameters drawn at random (seeded): every request is answered
+# (a result or an error), and the server still works afterwards.
+rnd = random.Random(18)
+methods = ["textDocument/hover", "textDocument/definition", "textDocument/references", "textDocument/completion",
+           "textDocument/formatting", "textDocument/documentSymbol", "textDocument/didOpen", "textDocument/didChange",
+           "textDocument/didClose", "textDocument/didSave", "workspace/didChangeWatchedFiles", "initialize", "shutdownx"]
+scratch = os.path.join(MODEL, "99_scratch.gstack")  # never written: it exists only as an open document
+values = [None, 0, -1, 2**40, "x", [], {}, True, 1.5, "file:///", uri(scratch), {"uri": uri(cost)},
+          {"line": 7, "character": 40}, {"line": -3, "character": 10**12}, [{"text": "garbage ] ["}],
+          [{"range": {"start": {"line": 9, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "x"}],
+          [{"uri": uri(scratch), "type": 2}], {"includeDeclaration": "yes"}]
+keys = ["textDocument", "position", "contentChanges", "context", "changes", "options"]
+answered = requests = 0
+for i in range(2000):
+    params = {k: rnd.choice(values) for k in rnd.sample(keys, rnd.randint(0, 4))}
+    if rnd.random() < 0.6:
+        params["textDocument"] = rnd.choice([{"uri": uri(scratch)}, {"uri": uri(scratch), "version": i, "text": "system scratch\nvar s.x : m\n"},
+                                             {"uri": uri(scratch), "text": "var ] ["}, {"uri": rnd.choice(values)}])
+    msg = {"jsonrpc": "2.0", "method": rnd.choice(methods), "params": params}
+    if rnd.random() < 0.7:
+        msg["id"] = 1000000 + i
+        requests += 1
+        s.send(msg)
+        r = s.reply(msg["id"])
+        answered += ("result" in r) != ("error" in r)
+    else:
+        s.send(msg)
+check(answered == requests > 1300, "random messages: each of the %d requests got a result or an error (%d did)" % (requests, answered))
+s.notify("textDocument/didClose", {"textDocument": {"uri": uri(scratch)}})
+s.notify("textDocument/didChange", {"textDocument": {"uri": uri(cost), "version": 12}, "contentChanges": [{"text": cost_text}]})
+r = s.request("textDocument/hover", doc(cost, 7, 42))
+check("trip.distance" in r["result"]["contents"]["value"], "after the random messages the server still answers")
 
 r = s.request("shutdown")
 check("error" not in r and r["result"] is None, "shutdown: null result")
