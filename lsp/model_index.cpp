@@ -25,9 +25,9 @@ void ModelIndex::use(NameKind kind, const std::string& name, const compiler::Loc
   occurrences_.push_back({kind, name, at.file ? at.file->path : "", at.line, at.column, declaration});
 }
 
-void ModelIndex::index_expr(const AExpr& e, const std::string& path) {
+void ModelIndex::index_expr(const AExpr& e) {
   if (e.k == AExpr::K::Ref) use(NameKind::Variable, e.text, e.begin, false);
-  for (const auto& kid : e.kids) index_expr(kid, path);
+  for (const auto& kid : e.kids) index_expr(kid);
 }
 
 void ModelIndex::index_file(const AFile& file) {
@@ -57,8 +57,8 @@ void ModelIndex::index_file(const AFile& file) {
         break;
       case ADecl::K::Relation: {
         for (const auto* e : {&d.validity, &d.lhs, &d.rhs, &d.cond, &d.initial, &d.count, &d.mean})
-          if (*e) index_expr(**e, path);
-        for (const auto& p : d.dist_params) index_expr(p, path);
+          if (*e) index_expr(**e);
+        for (const auto& p : d.dist_params) index_expr(p);
         for (const auto* n : {&d.target, &d.indep})
           if (*n) use(NameKind::Variable, (*n)->name, (*n)->at, false);
         // The variable a value relation defines: the bare left side, or the target of a derivative.

@@ -61,9 +61,9 @@ class ModelIndex {
 
  private:
   void index_file(const compiler::AFile& file);
-  void index_expr(const compiler::AExpr& e, const std::string& path);
+  void index_expr(const compiler::AExpr& e);
   void use(NameKind kind, const std::string& name, const compiler::Location& at, bool declaration);
-  std::map<std::string, Declaration> names_[4];
+  std::map<std::string, Declaration> names_[4];  // one name space per NameKind
   std::vector<Occurrence> occurrences_;
   std::map<std::string, std::vector<Definer>> definers_;
 };

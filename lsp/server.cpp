@@ -248,16 +248,9 @@ std::string Server::document_text(const std::string& path, const ModelCheck& mod
   return "";
 }
 
-json Server::location(const ModelCheck& model, const std::string& path, unsigned line, unsigned column, size_t length) const {
-  const std::vector<std::string> lines = split_lines(document_text(path, model));
-  const std::string& text = line >= 1 && line <= lines.size() ? lines[line - 1] : std::string();
-  const unsigned begin = utf16_of_column(text, column);
-  return {{"uri", uri_from_path(path)}, {"range", range(line ? line - 1 : 0, begin, begin + unsigned(length))}};
-}
-
 namespace {
 
-// The name under the cursor of a request: its line, the span on it, and the name.
+// Where a request's cursor is: its line's text and the byte under the cursor.
 struct Cursor {
   unsigned line = 0;
   std::string text;
@@ -274,47 +267,51 @@ Cursor cursor(const json& params, const std::string& document) {
   return c;
 }
 
+// The protocol range of a name that starts at a 1-based line and code-point column (names are ASCII).
+json name_range(Lines& lines, const std::string& path, unsigned line, unsigned column, size_t length) {
+  const unsigned index = line ? line - 1 : 0;
+  const unsigned begin = utf16_of_column(lines.line(path, index), column);
+  return range(index, begin, begin + unsigned(length));
+}
+
 }  // namespace
 
-json Server::hover(const json& params) {
+Server::Lookup Server::lookup(const json& params) {
+  Lookup l;
   const std::string path = path_of(params);
-  auto m = model(path);
-  const Cursor c = cursor(params, document_text(path, *m));
+  l.model = model(path);
+  const Cursor c = cursor(params, document_text(path, *l.model));
   const Span span = name_at(c.text, c.byte);
-  if (span.empty()) return nullptr;
-  const Declaration* d = m->index->find(slice(c.text, span));
-  if (!d) return nullptr;
-  return {{"contents", {{"kind", "markdown"}, {"value", hover_markdown(*m->index, *d)}}},
-          {"range", range(c.line, utf16_length(c.text.substr(0, span.begin)), utf16_length(c.text.substr(0, span.end)))}};
+  if (span.empty()) return l;
+  l.declaration = l.model->index->find(slice(c.text, span));
+  l.range = range(c.line, utf16_length(c.text.substr(0, span.begin)), utf16_length(c.text.substr(0, span.end)));
+  return l;
+}
+
+json Server::hover(const json& params) {
+  const Lookup l = lookup(params);
+  if (!l.declaration) return nullptr;
+  return {{"contents", {{"kind", "markdown"}, {"value", hover_markdown(*l.model->index, *l.declaration)}}}, {"range", l.range}};
 }
 
 json Server::definition(const json& params) {
-  const std::string path = path_of(params);
-  auto m = model(path);
-  const Cursor c = cursor(params, document_text(path, *m));
-  const Span span = name_at(c.text, c.byte);
-  if (span.empty()) return nullptr;
-  const Declaration* d = m->index->find(slice(c.text, span));
-  if (!d) return nullptr;
-  return location(*m, d->path, d->line, d->column, d->name.size());
+  const Lookup l = lookup(params);
+  if (!l.declaration) return nullptr;
+  const Declaration& d = *l.declaration;
+  Lines lines([&](const std::string& p) { return document_text(p, *l.model); });
+  return {{"uri", uri_from_path(d.path)}, {"range", name_range(lines, d.path, d.line, d.column, d.name.size())}};
 }
 
 json Server::references(const json& params) {
-  const std::string path = path_of(params);
-  auto m = model(path);
-  const Cursor c = cursor(params, document_text(path, *m));
-  const Span span = name_at(c.text, c.byte);
+  const Lookup l = lookup(params);
   json out = json::array();
-  if (span.empty()) return out;
-  const Declaration* d = m->index->find(slice(c.text, span));
-  if (!d) return out;
+  if (!l.declaration) return out;
+  const Declaration& d = *l.declaration;
   const bool with_declaration = params.value("context", json::object()).value("includeDeclaration", true);
-  Lines lines([&](const std::string& p) { return document_text(p, *m); });
-  for (const auto& o : m->index->occurrences()) {
-    if (o.kind != d->kind || o.name != d->name || (o.declaration && !with_declaration)) continue;
-    const std::string& text = lines.line(o.path, o.line ? o.line - 1 : 0);
-    const unsigned begin = utf16_of_column(text, o.column);
-    out.push_back({{"uri", uri_from_path(o.path)}, {"range", range(o.line ? o.line - 1 : 0, begin, begin + unsigned(o.name.size()))}});
+  Lines lines([&](const std::string& p) { return document_text(p, *l.model); });
+  for (const auto& o : l.model->index->occurrences()) {
+    if (o.kind != d.kind || o.name != d.name || (o.declaration && !with_declaration)) continue;
+    out.push_back({{"uri", uri_from_path(o.path)}, {"range", name_range(lines, o.path, o.line, o.column, o.name.size())}});
   }
   return out;
 }
@@ -379,9 +376,7 @@ json Server::document_symbols(const json& params) {
     const int kind = d.k == K::Relation ? kSymbolFunction : d.k == K::Var ? kSymbolVariable : d.k == K::Const ? kSymbolConstant
                    : d.k == K::Ref ? kSymbolString : kSymbolTypeParameter;
     std::string detail = d.unit && d.k != K::Unit ? d.unit->text : d.description;
-    const std::string& text = lines.line(path, d.at.line ? d.at.line - 1 : 0);
-    const unsigned begin = utf16_of_column(text, d.at.column);
-    const json r = range(d.at.line ? d.at.line - 1 : 0, begin, begin + unsigned(d.name.size()));
+    const json r = name_range(lines, path, d.at.line, d.at.column, d.name.size());
     out.push_back({{"name", d.name}, {"kind", kind}, {"detail", detail}, {"range", r}, {"selectionRange", r}});
   }
   return out;

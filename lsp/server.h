@@ -45,7 +45,13 @@ class Server {
   // The model `path` belongs to, checked now if it is out of date (and its diagnostics published).
   std::shared_ptr<const ModelCheck> model(const std::string& path);
   void publish(const ModelCheck& model);
-  json location(const ModelCheck& model, const std::string& path, unsigned line, unsigned column, size_t length) const;
+  // The declaration of the name under a request's cursor (none when there is no known name there).
+  struct Lookup {
+    std::shared_ptr<const ModelCheck> model;
+    const Declaration* declaration = nullptr;
+    json range;  // the name under the cursor
+  };
+  Lookup lookup(const json& params);
 
   std::function<void(const json&)> send_;
   Workspace workspace_;

@@ -3,6 +3,10 @@
 // over stdio with the configured path, for gstack files, watching *.gstack files, and a clear message
 // when the server cannot start. Needs only Node.js.
 "use strict";
+if (Number(process.versions.node.split(".")[0]) < 18) {
+  console.log("skipped: node:test needs Node.js 18 or later");
+  process.exit(77);
+}
 const Module = require("module");
 const path = require("path");
 const test = require("node:test");

@@ -3,6 +3,10 @@
 // that matter. Run: node --test editors/vscode/test/  (or through ctest as editors.tmgrammar_tokens).
 // Exits 77 (ctest: skipped) when the npm packages are not installed.
 "use strict";
+if (Number(process.versions.node.split(".")[0]) < 18) {
+  console.log("skipped: node:test needs Node.js 18 or later");
+  process.exit(77);
+}
 const fs = require("fs");
 const path = require("path");
 
