@@ -216,7 +216,13 @@ std::shared_ptr<const ModelCheck> Server::model(const std::string& path) {
 
 void Server::check_stale() {
   const std::set<std::string> dirs = workspace_.stale();
-  for (const auto& dir : dirs) publish(*workspace_.check(dir));
+  for (const auto& dir : dirs) {
+    try {
+      publish(*workspace_.check(dir));
+    } catch (const std::exception& e) {  // outside any request: logged, and the loop goes on
+      std::cerr << "gstack-lsp: checking " << dir << ": " << e.what() << "\n";
+    }
+  }
 }
 
 void Server::publish(const ModelCheck& model) {
