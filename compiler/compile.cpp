@@ -67,22 +67,26 @@ CompileResult compile_sources(const std::vector<SourceFile>& sources, const std:
   for (const auto& src : sources)
     if (auto f = parse_file(src, result.diagnostics)) files.push_back(std::move(*f));
   if (dump_after == "parse") result.dump = print_files(files);
-  if (result.diagnostics.has_errors()) return result;
+  check_parsed(files, result, dump_after);
+  return result;
+}
+
+void check_parsed(std::vector<AFile>& files, CompileResult& result, const std::string& dump_after) {
+  if (result.diagnostics.has_errors()) return;
   size_t declarations = 0;
   for (const auto& f : files) declarations += f.decls.size();
   if (declarations > kMaxDeclarations) {
-    result.diagnostics.error({&sources.back(), 1, 1}, "E-TOO-LARGE",
+    result.diagnostics.error({files.back().source, 1, 1}, "E-TOO-LARGE",
                              "the model has " + std::to_string(declarations) + " declarations; the limit is " +
                                  std::to_string(kMaxDeclarations),
                              "the model is far larger than any real one: check that the right files are loaded");
-    return result;
+    return;
   }
   expand_templates(files, result.diagnostics);
   if (dump_after == "expand_templates") result.dump = print_files(files);
-  if (result.diagnostics.has_errors()) return result;
+  if (result.diagnostics.has_errors()) return;
   Image img = analyze(files, result.diagnostics);
   if (!result.diagnostics.has_errors()) result.image = std::move(img);
-  return result;
 }
 
 std::vector<std::string> expand_paths(const std::vector<std::string>& paths, Diagnostics& diags) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/ast.h"
 #include "compiler/diagnostics.h"
 #include "image/image.h"
 
@@ -39,5 +40,10 @@ CompileResult compile_paths(const std::vector<std::string>& paths, const std::st
 std::vector<SourceFile> read_sources(const std::vector<std::string>& paths, Diagnostics& diags);
 // Compiles in-memory sources in the order given (used by tests and the fuzzer).
 CompileResult compile_sources(const std::vector<SourceFile>& sources, const std::string& dump_after = "");
+// What compile_sources does after parsing, for callers that parse themselves (the language server keeps
+// the trees): the declaration limit, template expansion (which rewrites `files`), then analysis. `result`
+// holds any parse diagnostics already; with errors among them nothing more is checked. `dump_after` as in
+// compile_sources ("expand_templates" is the only pass after parsing that prints).
+void check_parsed(std::vector<AFile>& files, CompileResult& result, const std::string& dump_after = "");
 
 }  // namespace gs::compiler
