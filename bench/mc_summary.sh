@@ -14,7 +14,7 @@ build=${1:?usage: $0 BUILD_DIR [SIZES...]}
 shift
 sizes=${*:-10000000 30000000 100000000}
 root=$(cd "$(dirname "$0")/.." && pwd)
-bench_plan=$build/bench/bench_plan
+bench_plan=$build/bin/bench_plan
 [ -x "$bench_plan" ] || { echo "mc_summary: $bench_plan not built (cmake --build BUILD --target benchmarks)" >&2; exit 2; }
 
 python3 - "$bench_plan" "$build/model.gsimg" "$root/presets" $sizes <<'PY'

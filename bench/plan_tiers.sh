@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Evaluation tiers (issue 14): the reference interpreter against the JIT, measured in the same run.
-#   1. In process (build/bench/bench_plan tiers): for each headline's interval cone, build time and time
+#   1. In process (build/bin/bench_plan tiers): for each headline's interval cone, build time and time
 #      per row of both evaluators and the batch size from which the JIT pays (kJitCrossoverRows).
 #   2. Per process: `resolve HEADLINE --preset default` (with its 90% interval from 1e5 samples) under
 #      `--evaluator auto` (the interpreter) against `--evaluator jit` (the former path: LLVM load, one
@@ -16,7 +16,7 @@ runs=${2:-10}
 root=$(cd "$(dirname "$0")/.." && pwd)
 gpu_stack=$build/bin/gpu-stack
 image=$build/model.gsimg
-bench_plan=$build/bench/bench_plan
+bench_plan=$build/bin/bench_plan
 for f in "$gpu_stack" "$bench_plan"; do [ -x "$f" ] || { echo "plan_tiers: $f not built (cmake --build BUILD --target benchmarks)" >&2; exit 2; }; done
 [ -f "$image" ] || { echo "plan_tiers: $image not built" >&2; exit 2; }
 export GSTACK_PRESETS=$root/presets

@@ -34,9 +34,9 @@ EvaluatorPolicy evaluator_policy();
 std::optional<EvaluatorPolicy> parse_evaluator_policy(const std::string& text);
 
 // Rows from which Auto compiles with the JIT. bench/plan_tiers.sh measures the break-even of the
-// shipped headlines' cones on 2 cores (LLVM load + compile vs the interpreter's slower rows); see
-// docs/runtime.md for the figures.
-constexpr size_t kJitCrossoverRows = 200'000;
+// shipped headlines' interval cones: 6k-12k rows once LLVM is loaded, 11k-33k rows for a process's
+// first cone (which pays the libLLVM load); 16384 rows (four chunks) sits between. See docs/runtime.md.
+constexpr size_t kJitCrossoverRows = 16'384;
 
 // Auto's choice for a batch of `rows` evaluations under the process policy.
 Evaluator choose_evaluator(size_t rows);
