@@ -1,5 +1,7 @@
 #include "image/image.h"
 
+#include "image/eval.h"
+
 #include <openssl/evp.h>
 
 #include <cstring>
@@ -254,22 +256,19 @@ void write_payload(Writer& w, const Image& img) {
 void check_ids(const Image& img) {
   const size_t nv = img.vars.size(), nr = img.relations.size(), ns = img.systems.size();
   auto bad = [](const char* what) { throw ImageError(std::string("registry image is corrupt (") + what + ")"); };
+  // The loader checks structure only (locals anywhere, any literal); `verify` applies the full rules.
   auto check_expr = [&](const Expr& e) {
-    size_t depth = 0;
-    for (const auto& n : e.nodes) {
-      size_t pops = 0;
-      switch (n.op) {
-        case Op::Num: case Op::Local: break;
-        case Op::Var: if (n.index >= nv) bad("variable id out of range"); break;
-        case Op::Neg: case Op::Not: pops = 1; break;
-        case Op::Call: if (n.index > uint32_t(Func::Log10) || n.count == 0) bad("bad function node"); pops = n.count; break;
-        case Op::Piecewise: if (n.count % 2 == 0) bad("bad piecewise node"); pops = n.count; break;
-        default: pops = 2;
-      }
-      if (depth < pops) bad("expression stack underflow");
-      depth = depth - pops + 1;
+    const char* what = "bad expression node";
+    switch (check_postfix(e, {nv, true, false}).fault) {
+      case PostfixFault::None: return;
+      case PostfixFault::BadVariable: what = "variable id out of range"; break;
+      case PostfixFault::Underflow: what = "expression stack underflow"; break;
+      case PostfixFault::ExtraValues: what = "expression leaves extra values"; break;
+      case PostfixFault::BadFunction: what = "bad function node"; break;
+      case PostfixFault::BadPiecewise: what = "bad piecewise node"; break;
+      default: break;
     }
-    if (!e.nodes.empty() && depth != 1) bad("expression leaves extra values");
+    bad(what);
   };
   for (const auto& s : img.systems)
     for (uint32_t u : s.uses) if (u >= ns) bad("system id out of range");

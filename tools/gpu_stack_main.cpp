@@ -51,6 +51,7 @@
 #include "runtime/sim/inputs.h"
 #include "runtime/uq/commands.h"
 #include "runtime/uq/uncertainty.h"
+#include "runtime/uq/plan.h"
 #include "runtime/workers.h"
 #include "runtime/analysis/audit.h"
 #include "runtime/analysis/catalog.h"
@@ -96,6 +97,11 @@ void add_common(CLI::App* cmd, Common& c) {
   cmd->add_flag("--si", c.si, "text: show each value in its variable's declared unit (SI prefixes only), not the field's usual unit");
   cmd->add_option("--image", c.image, "registry image to read (default: $GSTACK_IMAGE, else model.gsimg of this build)");
   cmd->add_option("--presets", c.presets_dir, "directory of presets (default: $GSTACK_PRESETS, else the source tree's presets/)");
+  cmd->add_option_function<std::string>(
+         "--evaluator", [](const std::string& v) { gs::set_evaluator_policy(*gs::parse_evaluator_policy(v)); },
+         "how cones are evaluated: auto (default: the reference interpreter for small batches, the JIT for "
+         "large ones, docs/runtime.md), interpreter, or jit")
+      ->check(CLI::IsMember({"auto", "interpreter", "jit"}));
 }
 
 void add_scenario(CLI::App* cmd, ScenarioInputs& s, bool with_preset) {
@@ -575,6 +581,8 @@ int main(int argc, char** argv) {
     add_scenario(cmd, scenario, true);
     add_common(cmd, common);
   }
+  uncertainty->add_flag("--streaming", sampling.streaming,
+                        "summarise in streaming passes that hold no sample array (automatic above 10^7 samples)");
 
   gs::RootDebtRequest debt_req;
   auto* debt = app.add_subcommand("root-debt", "Rank root inputs by blast radius, or by influence on a target under a scenario");

@@ -1,5 +1,7 @@
 #include "runtime/analysis/verify.h"
 
+#include "image/eval.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -164,52 +166,9 @@ VerifyCheck check_references(const Registry& reg) {
   return c;
 }
 
-// Replays a postfix program's stack discipline and checks every id it names.
+// The one postfix validator (image/eval.h), with the registry's ids and this relation field's locals.
 std::string expression_error(const Registry& reg, const Expr& e, bool locals_allowed) {
-  long depth = 0;
-  auto need = [&](long n) { return depth >= n; };
-  for (const Node& n : e.nodes) {
-    switch (n.op) {
-      case Op::Num:
-        if (!std::isfinite(n.value)) return "a number that is not finite";
-        ++depth;
-        break;
-      case Op::Var:
-        if (n.index >= reg.var_count()) return fmt::format("variable #{}, which is not registered", n.index);
-        ++depth;
-        break;
-      case Op::Local:
-        if (!locals_allowed || n.index != 0) return fmt::format("local slot {} outside an iteration map", n.index);
-        ++depth;
-        break;
-      case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Pow:
-      case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne:
-      case Op::And: case Op::Or:
-        if (!need(2)) return "an operator without its two operands";
-        --depth;
-        break;
-      case Op::Neg: case Op::Not:
-        if (!need(1)) return "an operator without its operand";
-        break;
-      case Op::Call: {
-        if (n.index > uint32_t(Func::Log10)) return fmt::format("function #{}, which does not exist", n.index);
-        const FuncInfo& f = func_info(Func(n.index));
-        if (long(n.count) < f.min_args || long(n.count) > f.max_args)
-          return fmt::format("{} called with {} arguments", f.name, n.count);
-        if (!need(long(n.count))) return fmt::format("{} without its arguments", f.name);
-        depth -= long(n.count) - 1;
-        break;
-      }
-      case Op::Piecewise:
-        if (n.count < 3 || n.count % 2 == 0) return fmt::format("a piecewise with {} operands", n.count);
-        if (!need(long(n.count))) return "a piecewise without its operands";
-        depth -= long(n.count) - 1;
-        break;
-      default: return fmt::format("unknown operation {}", int(n.op));
-    }
-  }
-  if (!e.nodes.empty() && depth != 1) return fmt::format("a program that leaves {} values instead of one", depth);
-  return "";
+  return postfix_error(e, {reg.var_count(), locals_allowed});
 }
 
 VerifyCheck check_symbols(const Registry& reg) {

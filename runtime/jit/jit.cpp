@@ -6,8 +6,10 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 
+#include "image/eval.h"
 #include "image/image.h"
 #include "runtime/jit/jit_backend.h"
 
@@ -38,6 +40,22 @@ std::string ConeProgram::content_hash() const {
     }
   }
   return sha256_hex(bytes.data(), bytes.size());
+}
+
+std::string cone_program_error(const ConeProgram& p) {
+  std::set<uint32_t> defined(p.inputs.begin(), p.inputs.end());
+  if (defined.size() != p.inputs.size()) return "an input is listed twice";
+  for (const auto& s : p.steps) {
+    const std::string where = "step for variable " + std::to_string(s.var) + ": ";
+    if (s.expr.empty()) return where + "an empty expression";
+    if (auto err = postfix_error(s.expr, {}); !err.empty()) return where + err;
+    for (const auto& n : s.expr.nodes)
+      if (n.op == Op::Var && !defined.count(n.index)) return where + "variable " + std::to_string(n.index) + " used before it is computed";
+    if (!defined.insert(s.var).second) return where + "the variable is computed twice";
+  }
+  for (uint32_t o : p.outputs)
+    if (!defined.count(o)) return "output variable " + std::to_string(o) + " is neither an input nor computed";
+  return "";
 }
 
 namespace {
@@ -77,6 +95,7 @@ CompiledCone Jit::compile(const ConeProgram& p) {
     c.cached = true;
     return c;
   }
+  if (auto err = cone_program_error(p); !err.empty()) throw std::runtime_error("JIT: " + err);
   CompiledCone c = impl_->backend->compile(p);
   impl_->cache[key] = c;
   return c;

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,15 +31,22 @@ struct ConeProgram {
   std::string content_hash() const;  // SHA-256 over a canonical encoding; the JIT cache key
 };
 
+// Empty when the program is well formed: every step a valid postfix program (image/eval.h) that reads
+// only inputs and earlier steps, every output an input or a step. The one check both evaluators run.
+std::string cone_program_error(const ConeProgram& program);
+
 using ConeFn = void (*)(const double* inputs, double* outputs);
 using ConeBatchFn = void (*)(const double* inputs, double* outputs, uint64_t rows);
 
+// A cone ready to run: JIT machine code, or the reference interpreter (runtime/jit/interpreter.h)
+// behind the same two entry points.
 struct CompiledCone {
-  ConeFn one = nullptr;
-  ConeBatchFn batch = nullptr;  // row-major: inputs rows × n_in, outputs rows × n_out
+  std::function<void(const double*, double*)> one;
+  std::function<void(const double*, double*, uint64_t)> batch;  // row-major: inputs rows × n_in, outputs rows × n_out
   size_t n_inputs = 0, n_outputs = 0;
   double compile_ms = 0;
   bool cached = false;  // true when this call found the cone already compiled
+  const char* evaluator = "jit";  // "jit" or "interpreter"
 };
 
 class Jit {

@@ -1,5 +1,7 @@
 #include "runtime/site/site.h"
 
+#include "image/eval.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -613,81 +615,7 @@ void write_data(const fs::path& out, const std::string& name, const std::string&
 
 }  // namespace
 
-double eval_postfix(const Expr& e, const std::vector<double>& values, double local) {
-  std::vector<double> st;
-  auto pop = [&] {
-    if (st.empty()) throw std::runtime_error("malformed expression (stack underflow)");
-    double x = st.back();
-    st.pop_back();
-    return x;
-  };
-  for (const Node& n : e.nodes) {
-    switch (n.op) {
-      case Op::Num: st.push_back(n.value); break;
-      case Op::Var: st.push_back(n.index < values.size() ? values[n.index] : std::nan("")); break;
-      case Op::Local: st.push_back(local); break;
-      case Op::Neg: st.push_back(-pop()); break;
-      case Op::Not: st.push_back(pop() == 0 ? 1 : 0); break;
-      case Op::Call: {
-        std::vector<double> a(n.count);
-        for (size_t i = n.count; i-- > 0;) a[i] = pop();
-        double x = a.empty() ? std::nan("") : a[0], r = 0;
-        switch (static_cast<Func>(n.index)) {
-          case Func::Exp: r = std::exp(x); break;
-          case Func::Log: r = std::log(x); break;
-          case Func::Sqrt: r = std::sqrt(x); break;
-          case Func::Sin: r = std::sin(x); break;
-          case Func::Cos: r = std::cos(x); break;
-          case Func::Tan: r = std::tan(x); break;
-          case Func::Tanh: r = std::tanh(x); break;
-          case Func::Atan: r = std::atan(x); break;
-          case Func::Abs: r = std::fabs(x); break;
-          case Func::Floor: r = std::floor(x); break;
-          case Func::Ceil: r = std::ceil(x); break;
-          case Func::Log2: r = std::log(x) / std::log(2.0); break;
-          case Func::Log10: r = std::log(x) / std::log(10.0); break;
-          case Func::Min: r = *std::min_element(a.begin(), a.end()); break;
-          case Func::Max: r = *std::max_element(a.begin(), a.end()); break;
-        }
-        st.push_back(r);
-        break;
-      }
-      case Op::Piecewise: {
-        std::vector<double> a(n.count);
-        for (size_t i = n.count; i-- > 0;) a[i] = pop();
-        double r = a.back();
-        for (size_t i = 0; i + 1 < a.size(); i += 2)
-          if (a[i + 1] != 0) {
-            r = a[i];
-            break;
-          }
-        st.push_back(r);
-        break;
-      }
-      default: {
-        double b = pop(), a = pop();
-        switch (n.op) {
-          case Op::Add: st.push_back(a + b); break;
-          case Op::Sub: st.push_back(a - b); break;
-          case Op::Mul: st.push_back(a * b); break;
-          case Op::Div: st.push_back(a / b); break;
-          case Op::Pow: st.push_back(std::pow(a, b)); break;
-          case Op::Lt: st.push_back(a < b); break;
-          case Op::Le: st.push_back(a <= b); break;
-          case Op::Gt: st.push_back(a > b); break;
-          case Op::Ge: st.push_back(a >= b); break;
-          case Op::Eq: st.push_back(a == b); break;
-          case Op::Ne: st.push_back(a != b); break;
-          case Op::And: st.push_back(a != 0 && b != 0); break;
-          case Op::Or: st.push_back(a != 0 || b != 0); break;
-          default: throw std::runtime_error("unknown operator in expression");
-        }
-      }
-    }
-  }
-  if (st.size() != 1) throw std::runtime_error("malformed expression");
-  return st.back();
-}
+double eval_postfix(const Expr& e, const std::vector<double>& values, double local) { return eval_reference(e, values, local); }
 
 std::string default_assets_dir() {
   if (const char* env = std::getenv("GSTACK_SITE_ASSETS"); env && *env) return env;

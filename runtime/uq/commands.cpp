@@ -14,7 +14,7 @@
 #include "runtime/format.h"
 #include "runtime/presets.h"
 #include "runtime/resolver.h"
-#include "runtime/uq/cone_builder.h"
+#include "runtime/uq/plan.h"
 #include "runtime/uq/parallel.h"
 #include "runtime/uq/sweep_spec.h"
 #include "runtime/uq/uncertainty.h"
@@ -27,26 +27,12 @@ using json = nlohmann::ordered_json;
 
 std::string base_unit(const Registry& reg, uint32_t var) { return reg.units().describe(reg.var(var).dim); }
 
-// A compiled cone of the targets with `vary` as extra inputs; exits through PresetError when the
-// scenario leaves inputs missing (bad input, exit 2), naming them.
-struct Compiled {
-  ConeBuild build;
-  CompiledCone cone;
-  // The program's input column of `var`; empty when the targets do not read it (outside their cone).
-  std::optional<size_t> column(uint32_t var) const {
-    auto it = std::find(build.program.inputs.begin(), build.program.inputs.end(), var);
-    if (it == build.program.inputs.end()) return std::nullopt;
-    return size_t(it - build.program.inputs.begin());
-  }
-};
-
-Compiled compile(const Registry& reg, const ScenarioPoint& s, const std::vector<uint32_t>& targets,
-                 const std::vector<uint32_t>& vary, Jit& jit) {
-  Resolver resolver(reg, s.assignments, s.variants);
-  Compiled c{build_cone(reg, resolver, s.assignments, targets, vary, true), {}};
-  if (!c.build.missing.empty()) throw PresetError(missing_inputs_message(reg, c.build.missing));
-  c.cone = jit.compile(c.build.program);
-  return c;
+// The plan of the targets with `vary` as extra inputs; exits through PresetError when the scenario
+// leaves inputs missing (bad input, exit 2), naming them.
+Plan complete_plan(const Registry& reg, const ScenarioPoint& s, const std::vector<uint32_t>& targets, const std::vector<uint32_t>& vary) {
+  Plan plan(reg, s.assignments, s.variants, targets, vary);
+  if (!plan.complete()) throw PresetError(plan.describe_missing());
+  return plan;
 }
 
 class ProgressBar {
@@ -120,7 +106,7 @@ void write_sweep_file(const Registry& reg, const std::string& path, const SweepR
 }
 
 // The uncertain inputs that the compiled cone reads (the others cannot move the target), as columns.
-std::vector<UncertainInput> uncertain_columns(const ScenarioPoint& s, const Compiled& c) {
+std::vector<UncertainInput> uncertain_columns(const ScenarioPoint& s, const Plan& c) {
   std::vector<UncertainInput> inputs;
   for (const auto& [var, dist] : s.uncertain)
     if (auto col = c.column(var)) inputs.push_back({*col, dist});
@@ -134,7 +120,7 @@ std::vector<uint32_t> uncertain_vars(const ScenarioPoint& s) {
 }
 
 // Names of the uncertain inputs that reach the cone, in the order of uncertain_columns().
-std::vector<uint32_t> uncertain_vars_in(const ScenarioPoint& s, const Compiled& c) {
+std::vector<uint32_t> uncertain_vars_in(const ScenarioPoint& s, const Plan& c) {
   std::vector<uint32_t> v;
   for (const auto& [var, dist] : s.uncertain)
     if (c.column(var)) v.push_back(var);
@@ -223,10 +209,9 @@ SweepResult run_sweep(const Registry& reg, const ScenarioPoint& s, const std::ve
   for (const auto& a : r.axes) vary.push_back(a.var);
   if (engine == "ginac") {
     r.threads = 1;
-    Resolver probe(reg, s.assignments, s.variants);
-    const ConeBuild shape = build_cone(reg, probe, s.assignments, targets, vary, true);
+    const Plan shape(reg, s.assignments, s.variants, targets, vary);
     for (const auto& a : r.axes)
-      if (std::find(shape.program.inputs.begin(), shape.program.inputs.end(), a.var) == shape.program.inputs.end()) r.inputs_not_read.push_back(a.var);
+      if (!shape.column(a.var)) r.inputs_not_read.push_back(a.var);
     // The reference evaluator: one exact symbolic resolution per point, on one thread.
     for (size_t p = 0; p < points; ++p) {
       auto assignments = s.assignments;
@@ -238,9 +223,10 @@ SweepResult run_sweep(const Registry& reg, const ScenarioPoint& s, const std::ve
     if (bar) bar(points);
   } else if (engine == "jit") {
     r.threads = threads;
-    Jit jit;
-    Compiled c = compile(reg, s, targets, vary, jit);
-    r.compile_ms = c.cone.compile_ms;
+    // `--engine jit` is a request for machine code whatever the sweep's size.
+    Plan c = complete_plan(reg, s, targets, vary);
+    const CompiledCone& cone = c.cone(Evaluator::Jit);
+    r.compile_ms = cone.compile_ms;
     start = std::chrono::steady_clock::now();
     // An axis outside the targets' cone has no column: the targets do not depend on it, so its points
     // repeat the same values (reported rather than refused: in a multi-target sweep, or a sweep kept for
@@ -249,12 +235,12 @@ SweepResult run_sweep(const Registry& reg, const ScenarioPoint& s, const std::ve
     for (size_t a = 0; a < r.axes.size(); ++a)
       if (auto col = c.column(r.axes[a].var)) columns.emplace_back(a, *col);
       else r.inputs_not_read.push_back(r.axes[a].var);
-    const size_t n_in = c.cone.n_inputs, n_out = c.cone.n_outputs;
+    const size_t n_in = cone.n_inputs, n_out = cone.n_outputs;
     parallel_evaluate(
-        c.cone, points, threads,
+        cone, points, threads,
         [&](RowBlock& b) {
           for (size_t i = 0; i < b.rows; ++i) {
-            std::copy(c.build.base.begin(), c.build.base.end(), b.inputs + i * n_in);
+            std::copy(c.base().begin(), c.base().end(), b.inputs + i * n_in);
             for (const auto& [a, col] : columns) b.inputs[i * n_in + col] = r.axis_value(a, b.first_row + i);
           }
         },
@@ -384,11 +370,10 @@ int sweep_command(const Registry& reg, const ScenarioPoint& s, const SweepReques
 std::optional<Interval> interval_of(const Registry& reg, const ScenarioPoint& s, uint32_t target, size_t samples, uint64_t seed) {
   require_uncertainty(s);
   check_samples(samples, 1, "an uncertainty interval");
-  Jit jit;
-  Compiled c = compile(reg, s, {target}, uncertain_vars(s), jit);
+  Plan c = complete_plan(reg, s, {target}, uncertain_vars(s));
   auto inputs = uncertain_columns(s, c);
   if (inputs.empty()) return std::nullopt;  // no uncertain input reaches this target: it is a point value
-  auto y = monte_carlo(c.cone, c.build.base, inputs, samples, seed, default_threads());
+  auto y = monte_carlo(c.cone_for_rows(samples), c.base(), inputs, samples, seed, default_threads());
   Summary sum = summarize(std::move(y[0]), 1);
   return Interval{sum.p5, sum.p50, sum.p95, sum.mean, sum.samples, sum.nonfinite};
 }
@@ -406,33 +391,34 @@ std::map<std::string, double> evaluate_in_units(const Registry& reg, const Scena
     if (!q || !(q->dim == reg.var(*id).dim))
       throw PresetError("cannot express " + name + " (" + reg.var(*id).unit + ") in " + unit + (error.empty() ? "" : ": " + error));
     // A variable the scenario cannot compute (an input is missing) is left to the caller to supply.
-    Resolver resolver(reg, s.assignments, s.variants);
-    if (!build_cone(reg, resolver, s.assignments, {*id}).missing.empty()) continue;
+    if (!Plan(reg, s.assignments, s.variants, {*id}).complete()) continue;
     targets.push_back(*id), scales.push_back(q->scale), names.push_back(name);
   }
   std::map<std::string, double> out;
   if (targets.empty()) return out;
-  Jit jit;
-  Compiled c = compile(reg, s, targets, {}, jit);
-  std::vector<double> y(targets.size());
-  c.cone.one(c.build.base.data(), y.data());
+  const std::vector<double> y = complete_plan(reg, s, targets, {}).evaluate_base();
   for (size_t i = 0; i < targets.size(); ++i) out[names[i]] = y[i] / scales[i];
   return out;
 }
 
 UncertaintyResult run_uncertainty(const Registry& reg, const ScenarioPoint& s, uint32_t target, size_t samples, uint64_t seed,
-                                  unsigned requested_threads, bool keep_samples) {
+                                  unsigned requested_threads, bool keep_samples, bool streaming) {
   require_uncertainty(s);
   check_samples(samples, 1, "an uncertainty interval");
   const unsigned threads = thread_count(requested_threads);
   const auto start = std::chrono::steady_clock::now();
-  Jit jit;
-  Compiled c = compile(reg, s, {target}, uncertain_vars(s), jit);
-  auto y = monte_carlo(c.cone, c.build.base, uncertain_columns(s, c), samples, seed, threads);
+  Plan c = complete_plan(reg, s, {target}, uncertain_vars(s));
   UncertaintyResult r;
   r.target = target, r.seed = seed;
-  if (keep_samples) r.samples = y[0];
-  r.summary = summarize(std::move(y[0]));
+  r.streamed = !keep_samples && (streaming || samples >= kStreamingSamples);
+  const CompiledCone& cone = c.cone_for_rows(r.streamed ? 3 * samples : samples);
+  if (r.streamed) {
+    r.summary = monte_carlo_summary(cone, c.base(), uncertain_columns(s, c), 0, samples, seed, threads);
+  } else {
+    auto y = monte_carlo(cone, c.base(), uncertain_columns(s, c), samples, seed, threads);
+    if (keep_samples) r.samples = y[0];
+    r.summary = summarize(std::move(y[0]));
+  }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
 }
@@ -442,18 +428,18 @@ SensitivityResult run_sensitivity(const Registry& reg, const ScenarioPoint& s, u
   require_uncertainty(s);
   check_samples(samples, s.uncertain.size() + 2, "Sobol indices");
   const unsigned threads = thread_count(requested_threads);
-  Jit jit;
-  Compiled c = compile(reg, s, {target}, uncertain_vars(s), jit);
+  Plan c = complete_plan(reg, s, {target}, uncertain_vars(s));
   auto inputs = uncertain_columns(s, c);
   if (inputs.empty()) throw PresetError("none of the preset's uncertain inputs reaches " + reg.var(target).name);
-  SobolIndices sob = sobol(c.cone, c.build.base, inputs, 0, samples, seed, threads);
+  const CompiledCone& cone = c.cone_for_rows(samples * (inputs.size() + 2));
+  SobolIndices sob = sobol(cone, c.base(), inputs, 0, samples, seed, threads);
   if (!(sob.variance > 0) || !std::isfinite(sob.variance))
     throw PresetError(reg.var(target).name + " does not vary (or is not finite) under the preset's uncertain inputs; Sobol indices are undefined");
   // Local elasticities d ln y / d ln x at each input's mean, by a central difference on the compiled cone.
-  std::vector<double> point = c.build.base;
+  std::vector<double> point = c.base();
   for (const auto& u : inputs) point[u.column] = u.dist.mean();
   double y0 = 0;
-  c.cone.one(point.data(), &y0);
+  cone.one(point.data(), &y0);
   const std::vector<uint32_t> vars = uncertain_vars_in(s, c);
   SensitivityResult r;
   r.target = target, r.samples = samples, r.seed = seed, r.evaluations = sob.evaluations, r.variance = sob.variance;
@@ -463,9 +449,9 @@ SensitivityResult run_sensitivity(const Registry& reg, const ScenarioPoint& s, u
     auto p = point;
     double up = 0, down = 0;
     p[u.column] = x * (1 + h);
-    c.cone.one(p.data(), &up);
+    cone.one(p.data(), &up);
     p[u.column] = x * (1 - h);
-    c.cone.one(p.data(), &down);
+    cone.one(p.data(), &down);
     r.inputs.push_back({vars[i], u.dist, sob.first[i], sob.total[i], (up - down) / (2 * h * y0)});
   }
   std::stable_sort(r.inputs.begin(), r.inputs.end(), [](const SensitivityInput& a, const SensitivityInput& b) { return a.total > b.total; });
@@ -474,7 +460,7 @@ SensitivityResult run_sensitivity(const Registry& reg, const ScenarioPoint& s, u
 
 int uncertainty_command(const Registry& reg, const ScenarioPoint& s, const SamplingRequest& req, std::ostream& out, std::ostream&) {
   const uint32_t target = lookup_variable(reg, req.target, "target variable");
-  const UncertaintyResult r = run_uncertainty(reg, s, target, req.samples, req.seed, req.threads);
+  const UncertaintyResult r = run_uncertainty(reg, s, target, req.samples, req.seed, req.threads, false, req.streaming);
   const Summary& sum = r.summary;
   const double seconds = r.seconds;
   const Variable& v = reg.var(target);
@@ -483,6 +469,7 @@ int uncertainty_command(const Registry& reg, const ScenarioPoint& s, const Sampl
     j["target"] = v.name, j["unit"] = base_unit(reg, target), j["samples"] = sum.samples, j["seed"] = req.seed;
     j["nonfinite"] = sum.nonfinite, j["mean"] = sum.mean, j["sd"] = sum.sd, j["median"] = sum.p50;
     j["p5"] = sum.p5, j["p95"] = sum.p95, j["min"] = sum.min, j["max"] = sum.max, j["seconds"] = seconds;
+    j["summary"] = r.streamed ? "streaming" : "selection";
     json inputs = json::array();
     for (const auto& [var, dist] : s.uncertain) inputs.push_back({{"name", reg.var(var).name}, {"distribution", dist.describe()}, {"unit", base_unit(reg, var)}});
     j["inputs"] = inputs;

@@ -42,6 +42,7 @@ struct SamplingRequest {
   uint64_t seed = 1;
   unsigned threads = 0;
   bool json = false;
+  bool streaming = false;  // uncertainty: summarise without a sample array (monte_carlo_summary)
 };
 
 // Typed results: the commands below present them; the Python module hands them over as arrays.
@@ -90,9 +91,14 @@ struct UncertaintyResult {
   Summary summary;
   double seconds = 0;
   std::vector<double> samples;  // every sample in order (base units), when asked for
+  bool streamed = false;        // summarised by streaming passes, without a sample array
 };
+// From this many samples the summary streams instead of holding the samples (80 MB at 10^7), unless
+// the caller keeps them.
+constexpr size_t kStreamingSamples = 10'000'000;
+// `streaming` asks for the streaming summary at any size; `keep_samples` wins over it.
 UncertaintyResult run_uncertainty(const Registry& reg, const ScenarioPoint& scenario, uint32_t target, size_t samples,
-                                  uint64_t seed, unsigned threads, bool keep_samples = false);
+                                  uint64_t seed, unsigned threads, bool keep_samples = false, bool streaming = false);
 
 struct SensitivityInput {
   uint32_t var = 0;

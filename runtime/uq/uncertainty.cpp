@@ -3,11 +3,53 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <map>
+#include <mutex>
 
 #include "runtime/uq/parallel.h"
 
 namespace gs {
 
+namespace {
+
+// Percentile p of n sorted values by linear interpolation between order statistics (Hyndman & Fan
+// type 7); `at(k)` returns the k-th smallest (0-based).
+template <class At>
+double percentile(size_t n, double p, At at) {
+  const double h = double(n - 1) * p;
+  const size_t lo = size_t(std::floor(h));
+  return lo + 1 < n ? at(lo) + (h - double(lo)) * (at(lo + 1) - at(lo)) : at(lo);
+}
+
+constexpr double kQuantiles[3] = {0.05, 0.5, 0.95};
+
+// The order statistics the three percentiles read, ascending and unique.
+std::vector<size_t> needed_ranks(size_t n) {
+  std::vector<size_t> ranks;
+  for (double p : kQuantiles) {
+    const size_t lo = size_t(std::floor(double(n - 1) * p));
+    ranks.push_back(lo);
+    if (lo + 1 < n) ranks.push_back(lo + 1);
+  }
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  return ranks;
+}
+
+size_t bin_of(double v, double lo, double hi, size_t bins) {
+  return std::min(hi > lo ? size_t((v - lo) / (hi - lo) * double(bins)) : 0, bins - 1);
+}
+
+void fill_histogram(Summary& s, size_t bins) {
+  s.bin_counts.assign(bins, 0);
+  for (size_t i = 0; i <= bins; ++i) s.bin_edges.push_back(s.min + (s.max - s.min) * double(i) / double(bins));
+}
+
+}  // namespace
+
+// Selection instead of a full sort: each needed order statistic is found by nth_element on what is
+// left above the previous one, so the summary is linear in the samples and gives the sort's values.
 Summary summarize(std::vector<double> values, size_t bins) {
   Summary s;
   s.samples = values.size();
@@ -15,27 +57,26 @@ Summary summarize(std::vector<double> values, size_t bins) {
   s.nonfinite = size_t(values.end() - finite_end);
   values.erase(finite_end, values.end());
   if (values.empty()) return s;
-  std::sort(values.begin(), values.end());
   const size_t n = values.size();
-  auto percentile = [&](double p) {
-    double h = (n - 1) * p;
-    size_t lo = size_t(std::floor(h));
-    return lo + 1 < n ? values[lo] + (h - lo) * (values[lo + 1] - values[lo]) : values[lo];
-  };
+  std::map<size_t, double> order;
+  size_t from = 0;
+  for (size_t r : needed_ranks(n)) {
+    std::nth_element(values.begin() + long(from), values.begin() + long(r), values.end());
+    order[r] = values[r];
+    from = r + 1;
+  }
+  auto at = [&](size_t k) { return order.at(k); };
+  auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+  s.min = *lo, s.max = *hi;
   double sum = 0;
   for (double v : values) sum += v;
-  s.mean = sum / n;
+  s.mean = sum / double(n);
   double ss = 0;
   for (double v : values) ss += (v - s.mean) * (v - s.mean);
-  s.sd = n > 1 ? std::sqrt(ss / (n - 1)) : 0;
-  s.p5 = percentile(0.05), s.p50 = percentile(0.5), s.p95 = percentile(0.95);
-  s.min = values.front(), s.max = values.back();
-  s.bin_counts.assign(bins, 0);
-  for (size_t i = 0; i <= bins; ++i) s.bin_edges.push_back(s.min + (s.max - s.min) * double(i) / double(bins));
-  for (double v : values) {
-    size_t b = s.max > s.min ? size_t((v - s.min) / (s.max - s.min) * bins) : 0;
-    ++s.bin_counts[std::min(b, bins - 1)];
-  }
+  s.sd = n > 1 ? std::sqrt(ss / double(n - 1)) : 0;
+  s.p5 = percentile(n, 0.05, at), s.p50 = percentile(n, 0.5, at), s.p95 = percentile(n, 0.95, at);
+  fill_histogram(s, bins);
+  for (double v : values) ++s.bin_counts[bin_of(v, s.min, s.max, bins)];
   return s;
 }
 
@@ -48,10 +89,13 @@ void fill_base(double* in, size_t rows, const std::vector<double>& base) {
 
 }  // namespace
 
-std::vector<std::vector<double>> monte_carlo(const CompiledCone& cone, const std::vector<double>& base,
-                                             const std::vector<UncertainInput>& inputs, size_t samples,
-                                             uint64_t seed, unsigned threads) {
-  std::vector<std::vector<double>> out(cone.n_outputs, std::vector<double>(samples));
+namespace {
+
+// Every Monte Carlo draw's output `output`, chunk by chunk: consume(chunk, first_row, values, rows) runs
+// on worker threads. The draws of a chunk come from a stream seeded by the chunk index, so a second
+// pass over the same seed sees the same values whatever the thread count.
+void for_each_draw(const CompiledCone& cone, const std::vector<double>& base, const std::vector<UncertainInput>& inputs, size_t samples,
+                   uint64_t seed, unsigned threads, const std::function<void(const RowBlock&)>& consume) {
   parallel_evaluate(
       cone, samples, threads,
       [&](RowBlock& b) {
@@ -60,11 +104,111 @@ std::vector<std::vector<double>> monte_carlo(const CompiledCone& cone, const std
         for (size_t r = 0; r < b.rows; ++r)
           for (const auto& u : inputs) b.inputs[r * cone.n_inputs + u.column] = u.dist.sample(rng);
       },
-      [&](const RowBlock& b) {
-        for (size_t r = 0; r < b.rows; ++r)
-          for (size_t o = 0; o < cone.n_outputs; ++o) out[o][b.first_row + r] = b.outputs[r * cone.n_outputs + o];
-      });
+      consume);
+}
+
+}  // namespace
+
+std::vector<std::vector<double>> monte_carlo(const CompiledCone& cone, const std::vector<double>& base,
+                                             const std::vector<UncertainInput>& inputs, size_t samples,
+                                             uint64_t seed, unsigned threads) {
+  std::vector<std::vector<double>> out(cone.n_outputs, std::vector<double>(samples));
+  for_each_draw(cone, base, inputs, samples, seed, threads, [&](const RowBlock& b) {
+    for (size_t r = 0; r < b.rows; ++r)
+      for (size_t o = 0; o < cone.n_outputs; ++o) out[o][b.first_row + r] = b.outputs[r * cone.n_outputs + o];
+  });
   return out;
+}
+
+// Three passes over the same seeded draws, none of which keeps them:
+//   1. count, non-finite count, min, max and per-chunk sums (summed in chunk order: deterministic);
+//   2. a fine histogram of kFineBins bins over [min, max] with each bin's own min and max, the display
+//      histogram, and per-chunk sums of squared deviations from the mean;
+//   3. only when a needed order statistic lies in a bin whose values differ: that bin's values, from
+//      which nth_element picks it exactly.
+// Binning is monotone in the value, so the k-th smallest value lies in the bin where the cumulative
+// count passes k; the result is the sorting summary's, with sums in another order (mean and sd agree
+// to rounding). Memory: O(kFineBins + chunks + the largest needed bin), not O(samples).
+Summary monte_carlo_summary(const CompiledCone& cone, const std::vector<double>& base, const std::vector<UncertainInput>& inputs,
+                            size_t output, size_t samples, uint64_t seed, unsigned threads, size_t bins) {
+  constexpr size_t kFineBins = 1 << 16;
+  const size_t chunks = (samples + kChunkRows - 1) / kChunkRows, n_out = cone.n_outputs;
+  auto value = [&](const RowBlock& b, size_t r) { return b.outputs[r * n_out + output]; };
+  Summary s;
+  s.samples = samples;
+  std::vector<double> chunk_sum(chunks, 0.0), chunk_min(chunks, INFINITY), chunk_max(chunks, -INFINITY);
+  std::vector<size_t> chunk_finite(chunks, 0);
+  for_each_draw(cone, base, inputs, samples, seed, threads, [&](const RowBlock& b) {
+    double sum = 0, lo = INFINITY, hi = -INFINITY;
+    size_t finite = 0;
+    for (size_t r = 0; r < b.rows; ++r)
+      if (const double v = value(b, r); std::isfinite(v)) sum += v, lo = std::min(lo, v), hi = std::max(hi, v), ++finite;
+    chunk_sum[b.chunk] = sum, chunk_min[b.chunk] = lo, chunk_max[b.chunk] = hi, chunk_finite[b.chunk] = finite;
+  });
+  size_t n = 0;
+  double sum = 0;
+  s.min = INFINITY, s.max = -INFINITY;
+  for (size_t c = 0; c < chunks; ++c)
+    n += chunk_finite[c], sum += chunk_sum[c], s.min = std::min(s.min, chunk_min[c]), s.max = std::max(s.max, chunk_max[c]);
+  s.nonfinite = samples - n;
+  if (n == 0) {
+    s.min = s.max = 0;
+    return s;
+  }
+  s.mean = sum / double(n);
+  fill_histogram(s, bins);
+
+  std::vector<size_t> fine(kFineBins, 0);
+  std::vector<double> fine_min(kFineBins, INFINITY), fine_max(kFineBins, -INFINITY), chunk_ss(chunks, 0.0);
+  std::mutex merge;
+  for_each_draw(cone, base, inputs, samples, seed, threads, [&](const RowBlock& b) {
+    double ss = 0;
+    for (size_t r = 0; r < b.rows; ++r)
+      if (const double v = value(b, r); std::isfinite(v)) ss += (v - s.mean) * (v - s.mean);
+    chunk_ss[b.chunk] = ss;
+    std::lock_guard<std::mutex> lock(merge);
+    for (size_t r = 0; r < b.rows; ++r) {
+      const double v = value(b, r);
+      if (!std::isfinite(v)) continue;
+      const size_t f = bin_of(v, s.min, s.max, kFineBins);
+      ++fine[f], fine_min[f] = std::min(fine_min[f], v), fine_max[f] = std::max(fine_max[f], v);
+      ++s.bin_counts[bin_of(v, s.min, s.max, bins)];
+    }
+  });
+  double ss = 0;
+  for (double x : chunk_ss) ss += x;
+  s.sd = n > 1 ? std::sqrt(ss / double(n - 1)) : 0;
+
+  // Where each needed order statistic lies: its bin and its rank among the bin's values.
+  std::map<size_t, double> order;
+  std::map<size_t, std::vector<std::pair<size_t, size_t>>> wanted;  // bin -> (rank, rank within bin)
+  size_t below = 0, f = 0;
+  for (size_t r : needed_ranks(n)) {
+    while (below + fine[f] <= r) below += fine[f++];
+    if (fine_min[f] == fine_max[f]) order[r] = fine_min[f];  // every value of the bin is this one
+    else wanted[f].emplace_back(r, r - below);
+  }
+  if (!wanted.empty()) {
+    std::map<size_t, std::vector<double>> held;
+    for (const auto& [bin, ranks] : wanted) held[bin].reserve(fine[bin]);
+    for_each_draw(cone, base, inputs, samples, seed, threads, [&](const RowBlock& b) {
+      std::lock_guard<std::mutex> lock(merge);
+      for (size_t r = 0; r < b.rows; ++r) {
+        const double v = value(b, r);
+        if (!std::isfinite(v)) continue;
+        if (auto it = held.find(bin_of(v, s.min, s.max, kFineBins)); it != held.end()) it->second.push_back(v);
+      }
+    });
+    for (auto& [bin, ranks] : wanted)
+      for (const auto& [rank, within] : ranks) {
+        auto& v = held[bin];
+        std::nth_element(v.begin(), v.begin() + long(within), v.end());
+        order[rank] = v[within];
+      }
+  }
+  auto at = [&](size_t k) { return order.at(k); };
+  s.p5 = percentile(n, 0.05, at), s.p50 = percentile(n, 0.5, at), s.p95 = percentile(n, 0.95, at);
+  return s;
 }
 
 SobolIndices sobol(const CompiledCone& cone, const std::vector<double>& base, const std::vector<UncertainInput>& inputs,

@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
-#include "runtime/resolver.h"
+#include "runtime/uq/plan.h"
 #include "runtime/validate/mapping_table.h"
 
 namespace gs::validate {
 
-Engine::Engine(const Registry& reg, const PresetLibrary& lib) : reg_(reg), lib_(lib), jit_(std::make_unique<Jit>()) {}
+Engine::Engine(const Registry& reg, const PresetLibrary& lib) : reg_(reg), lib_(lib) {}
 Engine::~Engine() = default;
 
 PreparedRow Engine::prepare(const RowScenario& scenario, const std::vector<uint32_t>& vary, const std::vector<std::string>& extra) {
@@ -30,20 +30,19 @@ PreparedRow Engine::prepare(const RowScenario& scenario, const std::vector<uint3
     for (const auto& o : scenario.observations) p.observation_out.push_back(add_output(o.target));
     for (const auto& b : mapping_table(lib_.dir()).breakdown) add_output(b);
     for (const auto& e : extra) p.extra_out.push_back(add_output(e));
-    Resolver resolver(reg_, rs.assignments, rs.variants);
-    p.build = build_cone(reg_, resolver, rs.assignments, p.outputs, vary);
-    if (!p.build.missing.empty()) {
+    // Assignments other than `vary` are baked in, so the interpreter folds everything the calibration's
+    // parameters do not reach; a row's cone is then a handful of operations, and no row pays for LLVM.
+    Plan plan(reg_, rs.assignments, rs.variants, p.outputs, vary);
+    if (!plan.complete()) {
       std::string names;
-      for (size_t i = 0; i < p.build.missing.size() && i < 24; ++i) names += (i ? ", " : "") + reg_.var(p.build.missing[i]).name;
-      if (p.build.missing.size() > 24) names += ", ... (" + std::to_string(p.build.missing.size()) + " in all)";
+      for (size_t i = 0; i < plan.missing().size() && i < 24; ++i) names += (i ? ", " : "") + reg_.var(plan.missing()[i]).name;
+      if (plan.missing().size() > 24) names += ", ... (" + std::to_string(plan.missing().size()) + " in all)";
       p.error = "the scenario leaves model inputs unassigned: " + names;
       return p;
     }
-    for (uint32_t v : vary) {
-      auto it = std::find(p.build.program.inputs.begin(), p.build.program.inputs.end(), v);
-      p.vary_inputs.push_back(size_t(it - p.build.program.inputs.begin()));  // == size() when outside the cone
-    }
-    p.cone = jit_->compile(p.build.program);
+    for (uint32_t v : vary) p.vary_inputs.push_back(plan.column(v).value_or(plan.base().size()));  // size(): outside the cone
+    p.base = plan.base();
+    p.cone = plan.cone_for_rows(1);  // one row at a time: the interpreter (unless `--evaluator jit`)
   } catch (const std::exception& e) {
     p.error = e.what();
   }
@@ -51,7 +50,7 @@ PreparedRow Engine::prepare(const RowScenario& scenario, const std::vector<uint3
 }
 
 std::vector<double> Engine::evaluate(const PreparedRow& row, const std::vector<double>* vary_values) const {
-  std::vector<double> in = row.build.base, out(row.outputs.size(), NAN);
+  std::vector<double> in = row.base, out(row.outputs.size(), NAN);
   if (vary_values)
     for (size_t i = 0; i < row.vary_inputs.size() && i < vary_values->size(); ++i)
       if (row.vary_inputs[i] < in.size()) in[row.vary_inputs[i]] = (*vary_values)[i];

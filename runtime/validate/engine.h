@@ -1,5 +1,6 @@
-// Compiles the cone of a row's predictions under its scenario (LLVM JIT, cached by content) and evaluates
-// it, optionally with some inputs replaced by caller-supplied values (the calibration's parameters).
+// Builds the evaluation plan of a row's predictions under its scenario (runtime/uq/plan.h) and evaluates
+// it with the reference interpreter, optionally with some inputs replaced by caller-supplied values (the
+// calibration's parameters). No row compiles machine code.
 #pragma once
 
 #include <memory>
@@ -9,7 +10,6 @@
 #include "runtime/jit/jit.h"
 #include "runtime/presets.h"
 #include "runtime/registry.h"
-#include "runtime/uq/cone_builder.h"
 #include "runtime/validate/mapping.h"
 
 namespace gs::validate {
@@ -17,7 +17,7 @@ namespace gs::validate {
 struct PreparedRow {
   RowScenario scenario;
   std::string error;                  // why the cone could not be built (missing inputs, evaluation failure)
-  ConeBuild build;
+  std::vector<double> base;           // the cone's inputs at the row's scenario (base units)
   CompiledCone cone;
   std::vector<uint32_t> outputs;      // output variables, in the order of the output array
   std::vector<size_t> observation_out;  // per observation: index into the outputs
@@ -42,7 +42,6 @@ class Engine {
  private:
   const Registry& reg_;
   const PresetLibrary& lib_;
-  std::unique_ptr<Jit> jit_;
 };
 
 }  // namespace gs::validate

@@ -78,6 +78,34 @@ def uncertainty_seeded_and_interval(cli):
 
 
 @case
+def uncertainty_streaming_matches_the_sample_array(cli):
+    # The streaming summary re-draws the same seeded samples and keeps none: its order statistics and
+    # histogram are the sample array's exactly; mean and sd are sums in another order (1e-12).
+    args = ("uncertainty", "econ.cost.per_token", "--preset", UNCERTAIN, "--samples", "30000", "--seed", "5")
+    held = cli.json(*args, image="model")
+    streamed = cli.json(*args, "--streaming", image="model")
+    check(held["summary"] == "selection" and streamed["summary"] == "streaming", "summary method reported")
+    for key in ("p5", "median", "p95", "min", "max", "samples", "nonfinite", "histogram"):
+        check(streamed[key] == held[key], f"{key}: {streamed[key]} vs {held[key]}")
+    for key in ("mean", "sd"):
+        check(abs(streamed[key] / held[key] - 1) < 1e-12, f"{key}: {streamed[key]} vs {held[key]}")
+
+
+@case
+def evaluator_tiers_give_the_same_interval(cli):
+    # resolve's interval draws 1e5 seeded samples; the reference interpreter and the JIT evaluate the
+    # same cone, so the interval agrees to 1e-12. 1e5 rows are above the crossover: auto compiles.
+    a = cli.json("resolve", "econ.cost.per_token", "--preset", UNCERTAIN, "--evaluator", "interpreter", image="model")
+    b = cli.json("resolve", "econ.cost.per_token", "--preset", UNCERTAIN, "--evaluator", "jit", image="model")
+    c = cli.json("resolve", "econ.cost.per_token", "--preset", UNCERTAIN, image="model")
+    for key in ("p5", "median", "p95"):
+        check(abs(a["interval"][key] / b["interval"][key] - 1) < 1e-12, f"{key}: {a['interval'][key]} vs {b['interval'][key]}")
+    check(b["interval"] == c["interval"], "auto uses the JIT for 1e5 rows")
+    _, err = cli.run("resolve", "econ.cost.per_token", "--preset", UNCERTAIN, "--evaluator", "llvm", image="model", expect=2)
+    contains(err, "--evaluator")
+
+
+@case
 def sensitivity_ranks_capex_first(cli):
     j = cli.json("sensitivity", "econ.cost.per_token", "--preset", UNCERTAIN, "--samples", "20000", image="model")
     check(j["inputs"][0]["name"] == "econ.job.capex_rate", "capex dominates")
