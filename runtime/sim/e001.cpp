@@ -10,6 +10,7 @@
 #include "runtime/research/artifact.h"
 #include "runtime/detmath.h"
 #include "runtime/sim/engine.h"
+#include "runtime/sim/inputs.h"
 
 namespace gs::sim {
 
@@ -108,16 +109,16 @@ Scenario E001Scenario::for_policy(const std::string& policy) const {
   double flops = j["flops_per_global_step"].get<double>();
   double ckpt = j.value("checkpoint_bytes", 0.0);
   // The reference's energy boundary: site base power plus accelerator compute power, nothing else.
-  s.model = {{"training.t_step", flops / capacity},
-             {"arch.tokens_per_step", j["tokens_per_step"].get<double>()},
-             {"training.flops_per_step", flops},
-             {"training.checkpoint.state_bytes", ckpt > 0 ? ckpt : j["gradient_bytes"].get<double>()},
-             {"training.restart_overhead", 0},
-             {"training.failure_detection_time", 0},
-             {"gpu.power.total", j["sites"][0]["accelerator_power_w"].get<double>()},
-             {"gpu.power.idle", 0},
-             {"cluster.node.host_power", 0},
-             {"thermal.dc.pue", 1}};
+  s.model = model_values_by_role({{"t_step", flops / capacity},
+                                   {"tokens_per_step", j["tokens_per_step"].get<double>()},
+                                   {"flops_per_step", flops},
+                                   {"state_bytes", ckpt > 0 ? ckpt : j["gradient_bytes"].get<double>()},
+                                   {"restart_overhead", 0},
+                                   {"detection", 0},
+                                   {"gpu_busy_w", j["sites"][0]["accelerator_power_w"].get<double>()},
+                                   {"gpu_idle_w", 0},
+                                   {"node_host_w", 0},
+                                   {"pue", 1}});
   JobSpec job;
   job.id = "e001-training";
   job.replica_nodes = replica;

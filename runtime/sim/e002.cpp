@@ -8,6 +8,7 @@
 
 #include "runtime/research/artifact.h"
 #include "runtime/sim/engine.h"
+#include "runtime/sim/inputs.h"
 #include "runtime/rng.h"
 #include "runtime/sim/spectrum.h"
 #include "runtime/sim/stats.h"
@@ -48,17 +49,17 @@ Scenario build(const E002Scenario& sc, const std::string& arm, const std::vector
   s.horizon_ns = int64_t(86400) * 1000000000LL;
   for (const auto& src : j.value("sources", Json::array()))
     s.sources.push_back({src.at("id").get<std::string>(), src.at("citation").get<std::string>(), src.value("url", std::string())});
-  s.model = {{"training.t_step", v("step_compute_s") + v("step_comm_s")},
-             {"training.t_exposed_comm", v("step_comm_s")},
-             {"arch.tokens_per_step", v("tokens_per_step")},
-             {"training.checkpoint.state_bytes", v("state_bytes")},
-             {"training.restart_overhead", 0},
-             {"training.failure_detection_time", 0},
-             {"gpu.power.total", v("gpu_busy_w")},
-             {"gpu.power.comm", v("gpu_comm_w")},
-             {"gpu.power.idle", v("gpu_idle_w")},
-             {"cluster.node.host_power", v("host_w")},
-             {"thermal.dc.pue", v("pue")}};
+  s.model = model_values_by_role({{"t_step", v("step_compute_s") + v("step_comm_s")},
+                                   {"t_exposed_comm", v("step_comm_s")},
+                                   {"tokens_per_step", v("tokens_per_step")},
+                                   {"state_bytes", v("state_bytes")},
+                                   {"restart_overhead", 0},
+                                   {"detection", 0},
+                                   {"gpu_busy_w", v("gpu_busy_w")},
+                                   {"gpu_comm_w", v("gpu_comm_w")},
+                                   {"gpu_idle_w", v("gpu_idle_w")},
+                                   {"node_host_w", v("host_w")},
+                                   {"pue", v("pue")}});
   uint32_t nodes = static_cast<uint32_t>(v("nodes_per_job"));
   s.storages.push_back({"shared-store", "", v("storage_write_bw"), v("storage_write_bw")});
   SiteSpec site;
