@@ -3,7 +3,7 @@
 // state is fixed, so a run of identical steps is one segment and one event.
 #include <algorithm>
 #include <cmath>
-#include <iterator>
+#include <charconv>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -16,6 +16,32 @@ namespace {
 enum TimerStage : uint16_t { kStageOverhead, kStageMemoryRestore, kStageShrink, kStageRejoin, kStageMemoryCheckpoint };
 
 int64_t to_ns(double seconds) { return std::max<int64_t>(0, static_cast<int64_t>(std::ceil(seconds * 1e9))); }
+
+// One line of the decision log, e.g. "86400000000000 checkpoint_committed interval=40 local=1 recovery=none
+// spares=true rejoin=false checkpoint_now=false abstained=false". Written by hand rather than with fmt:
+// a checkpoint commits every few events, and this line was most of their cost.
+void append_decision(std::string& log, int64_t now, Epoch e, const Decision& d) {
+  char buf[24];
+  auto number = [&](auto v) { log.append(buf, static_cast<size_t>(std::to_chars(buf, buf + sizeof buf, v).ptr - buf)); };
+  auto flag = [&](const char* key, bool v) {
+    log += key;
+    log += v ? "true" : "false";
+  };
+  number(now);
+  log += ' ';
+  log += epoch_name(e);
+  log += " interval=";
+  number(d.checkpoint_interval_steps);
+  log += " local=";
+  number(d.local_steps);
+  log += " recovery=";
+  log += action_name(d.recovery);
+  flag(" spares=", d.use_spares);
+  flag(" rejoin=", d.rejoin);
+  flag(" checkpoint_now=", d.checkpoint_now);
+  flag(" abstained=", d.abstained);
+  log += '\n';
+}
 
 }  // namespace
 
@@ -35,6 +61,7 @@ void State::reset_group_hits(Job& j) {
 }
 
 uint32_t State::restorable_replicas(const Job& j) const {
+  if (j.inactive_replicas.empty()) return 0;
   std::map<uint32_t, size_t> spares;
   for (uint32_t si : j.sites) spares[si] = sites[si].spares.size();
   uint32_t n = 0;
@@ -238,9 +265,7 @@ Decision State::decide(Job& j, Epoch e) {
   if (d.local_steps) j.local_steps = d.local_steps;
   j.result.abstentions += d.abstained;
   ++j.result.decisions;
-  fmt::format_to(std::back_inserter(j.result.decision_log),
-                 "{} {} interval={} local={} recovery={} spares={} rejoin={} checkpoint_now={} abstained={}\n", now, epoch_name(e),
-                 d.checkpoint_interval_steps, d.local_steps, action_name(d.recovery), d.use_spares, d.rejoin, d.checkpoint_now, d.abstained);
+  append_decision(j.result.decision_log, now, e, d);
   return d;
 }
 
