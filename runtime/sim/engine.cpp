@@ -52,6 +52,9 @@ State::State(const Scenario& s, const SimOptions& o)
       rng_jitter(derive_seed(o.seed, kStreamJitter)) {
   setup_sites();
   setup_jobs();
+  // Every node no job took is a spare; appended in id order, so each insertion is O(1).
+  for (auto& site : sites)
+    for (uint64_t i = site.placed; i < site.spec->nodes; ++i) site.spares.insert(site.spares.end(), static_cast<uint32_t>(site.first_node + i));
   schedule_world();
 }
 
@@ -74,7 +77,6 @@ void State::setup_sites() {
       n.site = static_cast<uint32_t>(sites.size());
       n.static_slowdown = slow[i];
       nodes.push_back(n);
-      site.spares.insert(static_cast<uint32_t>(node_base + i));
     }
     node_base += spec.nodes;
     gpu_base += uint64_t(spec.nodes) * spec.gpus_per_node;
@@ -127,8 +129,9 @@ void State::setup_jobs() {
         ++j.full_active_replicas;
         j.at_site[si].active += j.spec->replica_nodes;
         for (uint32_t m = 0; m < j.spec->replica_nodes; ++m) {
-          uint32_t node = *sites[si].spares.begin();
-          sites[si].spares.erase(sites[si].spares.begin());
+          // Jobs take each site's nodes lowest id first; setup_spares makes the rest the spare pool.
+          if (sites[si].placed >= sites[si].spec->nodes) throw std::logic_error("a site holds fewer nodes than its jobs (Scenario::finalize checks this)");
+          auto node = static_cast<uint32_t>(sites[si].first_node + sites[si].placed++);
           uint32_t slot = static_cast<uint32_t>(j.slots.size());
           j.slots.push_back({static_cast<int32_t>(node), static_cast<uint32_t>(j.replicas.size()), si});
           nodes[node].job = nodes[node].home_job = static_cast<int32_t>(ji);

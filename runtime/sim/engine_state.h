@@ -40,6 +40,7 @@ struct Node {
 struct Site {
   const SiteSpec* spec = nullptr;
   uint64_t first_node = 0, first_gpu = 0;
+  uint32_t placed = 0;  // nodes given to jobs at set-up (the lowest ids of the site)
   std::set<uint32_t> spares;  // available, unassigned nodes; lowest id is taken first
   int32_t state_io = -1;  // network resource for inter-site transfers (-1: unlimited)
   std::vector<std::pair<uint32_t, double>> grid_limits, cooling_limits;  // active timed limits (event, watts)
