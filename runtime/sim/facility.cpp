@@ -15,7 +15,7 @@ int64_t to_ns(double seconds) { return std::max<int64_t>(1, static_cast<int64_t>
 }  // namespace
 
 void State::schedule_failure() {
-  if (failures.total_rate_per_s() > 0) push(now + failures.next_gap_ns(rng_fail), Priority::disruption, kFailure, 0);
+  if (failures.total_rate_per_s() > 0) push(failures.next_failure_ns(now, rng_fail), Priority::disruption, kFailure, 0);
 }
 
 void State::schedule_straggler() {
@@ -29,7 +29,7 @@ double State::observe_after_s(const FailureClass& cls) const {
 }
 
 void State::on_failure() {
-  auto pick = failures.pick(rng_fail);
+  auto pick = failures.pick_at(now, rng_fail);
   const FailureClass& cls = sc.failures[pick.cls];
   ++result.fleet_failures[cls.id];
   schedule_failure();
