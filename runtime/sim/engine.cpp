@@ -52,6 +52,9 @@ State::State(const Scenario& s, const SimOptions& o)
       rng_jitter(derive_seed(o.seed, kStreamJitter)) {
   setup_sites();
   setup_jobs();
+  // Every node no job took is a spare; appended in id order, so each insertion is O(1).
+  for (auto& site : sites)
+    for (uint64_t i = site.placed; i < site.spec->nodes; ++i) site.spares.insert(site.spares.end(), static_cast<uint32_t>(site.first_node + i));
   schedule_world();
 }
 
@@ -74,7 +77,6 @@ void State::setup_sites() {
       n.site = static_cast<uint32_t>(sites.size());
       n.static_slowdown = slow[i];
       nodes.push_back(n);
-      site.spares.insert(static_cast<uint32_t>(node_base + i));
     }
     node_base += spec.nodes;
     gpu_base += uint64_t(spec.nodes) * spec.gpus_per_node;
@@ -113,16 +115,23 @@ void State::setup_jobs() {
     j.use_spares = pol.recovery != Recovery::wait_restore;
     j.result.id = j.spec->id;
     j.result.policy = pol.label;
+    j.at_site.assign(sites.size(), SiteNodes{});
     for (const auto& pl : j.spec->placement) {
       uint32_t si = static_cast<uint32_t>(sc.site_index(pl.site));
       j.sites.push_back(si);
       j.gpus_per_node = sites[si].spec->gpus_per_node;
+      auto group = static_cast<uint32_t>(j.groups.size());
+      j.groups.push_back({si, double(j.spec->replica_nodes) * pl.speed, 0});
       for (uint32_t k = 0; k < pl.nodes; k += j.spec->replica_nodes) {
         Replica r{static_cast<uint32_t>(j.slots.size()), j.spec->replica_nodes, si, double(j.spec->replica_nodes) * pl.speed, true,
-                  j.spec->replica_nodes};
+                  j.spec->replica_nodes, group};
+        ++j.groups[group].active;
+        ++j.full_active_replicas;
+        j.at_site[si].active += j.spec->replica_nodes;
         for (uint32_t m = 0; m < j.spec->replica_nodes; ++m) {
-          uint32_t node = *sites[si].spares.begin();
-          sites[si].spares.erase(sites[si].spares.begin());
+          // Jobs take each site's nodes lowest id first; setup_spares makes the rest the spare pool.
+          if (sites[si].placed >= sites[si].spec->nodes) throw std::logic_error("a site holds fewer nodes than its jobs (Scenario::finalize checks this)");
+          auto node = static_cast<uint32_t>(sites[si].first_node + sites[si].placed++);
           uint32_t slot = static_cast<uint32_t>(j.slots.size());
           j.slots.push_back({static_cast<int32_t>(node), static_cast<uint32_t>(j.replicas.size()), si});
           nodes[node].job = nodes[node].home_job = static_cast<int32_t>(ji);
@@ -135,8 +144,17 @@ void State::setup_jobs() {
     j.multi_site_sync = j.sites.size() > 1 && j.spec->sync_bytes > 0 && !sc.links.empty();
     j.group_hits.assign((j.slots.size() + pol.peer_group_nodes - 1) / pol.peer_group_nodes, 0);
     j.slowest = MaxTree(j.slots.size());
+    for (uint32_t i = 0; i < j.slots.size(); ++i) j.slowest.set(i, nodes[j.slots[i].node].slowdown());
     refresh_capacity(j);
     j.nominal_capacity = j.active_capacity;
+    // Before its first checkpoint a job estimates the checkpoint's cost from the sizes and bandwidths it
+    // was configured with: each site moves its share of the state, and sites writing to one store share it.
+    std::map<const StorageRef*, double> bytes_per_store;
+    for (const auto& r : j.replicas) bytes_per_store[&storage_of(j, r.site)] += w.state_bytes * r.capacity / j.nominal_capacity;
+    for (const auto& [store, bytes] : bytes_per_store) {
+      j.write_estimate_s = std::max(j.write_estimate_s, bytes / store->write_bw);
+      j.restore_estimate_s = std::max(j.restore_estimate_s, bytes / store->read_bw);
+    }
     if (w.state_transfer_bw)
       j.transfer_resource = static_cast<int32_t>(net.add_resource(*w.state_transfer_bw));
     j.prior_mtbf_s = 1.0 / job_failure_rate_per_s(sc.failures, j.result.gpus, j.slots.size());
@@ -246,9 +264,9 @@ void State::finish_run() {
     r.work.committed = j.frontier * j.spec->workload.tokens_per_step;
     if (j.spec->workload.flops_per_step) r.flops_attempted = double(r.work.attempted) / double(j.spec->workload.tokens_per_step) * *j.spec->workload.flops_per_step;
     r.decisions_sha256 = gs::sha256_hex(r.decision_log.data(), r.decision_log.size());
-    result.jobs.push_back(r);
+    result.jobs.push_back(std::move(r));
   }
-  for (const auto& s : sites) {
+  for (auto& s : sites) {
     SiteResult sr;
     sr.id = s.spec->id;
     sr.it_energy_j = s.it_energy_j;
@@ -258,8 +276,8 @@ void State::finish_run() {
     if (s.spec->facility.price_usd_per_j) sr.energy_cost_usd = sr.facility_energy_j * *s.spec->facility.price_usd_per_j;
     if (s.spec->facility.gpu_usd_per_s)
       sr.gpu_cost_usd = double(s.spec->nodes) * s.spec->gpus_per_node * double(result.end_ns) / 1e9 * *s.spec->facility.gpu_usd_per_s;
-    sr.power_trace = s.trace;
-    result.sites.push_back(sr);
+    sr.power_trace = std::move(s.trace);
+    result.sites.push_back(std::move(sr));
   }
 }
 
@@ -291,7 +309,7 @@ SimResult simulate(const Scenario& scenario, const SimOptions& options) {
       throw std::logic_error(fmt::format("time accounting broken for job {}: buckets sum to {} ns, wall is {} ns", j.id,
                                          j.time.total(), j.end_ns - j.start_ns));
   }
-  return st.result;
+  return std::move(st.result);  // st is about to go: no copy of the logs
 }
 
 }  // namespace gs::sim

@@ -40,6 +40,7 @@ struct Node {
 struct Site {
   const SiteSpec* spec = nullptr;
   uint64_t first_node = 0, first_gpu = 0;
+  uint32_t placed = 0;  // nodes given to jobs at set-up (the lowest ids of the site)
   std::set<uint32_t> spares;  // available, unassigned nodes; lowest id is taken first
   int32_t state_io = -1;  // network resource for inter-site transfers (-1: unlimited)
   std::vector<std::pair<uint32_t, double>> grid_limits, cooling_limits;  // active timed limits (event, watts)
@@ -70,6 +71,21 @@ struct Replica {
   double capacity = 0;  // nodes x speed
   bool active = true;
   uint32_t filled = 0;  // slots holding a node
+  uint32_t group = 0;   // the placement it came from (Job::groups)
+};
+
+// One placement of a job: its replicas share a site and a capacity, so the job's active capacity is a
+// sum over placements of (active replicas x capacity), kept without walking the replicas.
+struct PlacementGroup {
+  uint32_t site = 0;
+  double replica_capacity = 0;  // replica nodes x speed
+  uint32_t active = 0;          // active replicas
+};
+
+// The job's nodes at one site, by whether their replica is active: what the site's power and
+// utilisation need, kept up to date as slots fill and empty and replicas join and leave.
+struct SiteNodes {
+  uint32_t active = 0, inactive = 0;
 };
 
 struct Job {
@@ -81,6 +97,16 @@ struct Job {
   std::vector<uint32_t> sites;  // site indices, in placement order
   MaxTree slowest;
   double nominal_capacity = 0, active_capacity = 0;
+  // Aggregates kept incrementally on every fill, vacate and replica change, so that no per-event work
+  // walks the job's slots or replicas (per-event cost independent of the fleet's size).
+  std::vector<PlacementGroup> groups;
+  std::vector<SiteNodes> at_site;      // by site index (all sites of the scenario)
+  uint32_t full_active_replicas = 0;   // active replicas with every slot filled
+  std::set<uint32_t> vacant_slots;     // ordered: a restart fills the lowest slot first
+  std::set<uint32_t> inactive_replicas;  // ordered: a rejoin takes replicas in index order
+  uint32_t lost_groups = 0;            // peer groups every holder of which failed since the last reset
+  std::vector<uint32_t> hit_groups;    // peer groups with a hit since the last reset (cleared lazily)
+  double write_estimate_s = 0, restore_estimate_s = 0;  // checkpoint write and read at configured bandwidths
   bool multi_site_sync = false;
   Phase phase = Phase::pending;
   int64_t phase_since = 0;
@@ -206,9 +232,13 @@ struct State {
   void vacate(Job& j, uint32_t slot);
   void fill(Job& j, uint32_t slot, uint32_t node);
   void update_slot(Job& j, uint32_t slot);
+  void set_replica_active(Job& j, uint32_t replica, bool active);
+  void count_node(Job& j, const Replica& r, int delta);
+  void reset_group_hits(Job& j);
+  double active_capacity_at(const Job& j, uint32_t site) const;
   void account_steps(Job& j, uint64_t steps, int64_t step_ns);
   uint32_t active_gpus(const Job& j) const;
-  void refresh_capacity(Job& j);
+  void refresh_capacity(Job& j);  // the active capacity from the placement groups: O(placements)
   Observation observe(const Job& j, Epoch e) const;
   uint32_t restorable_replicas(const Job& j) const;
   bool memory_usable(const Job& j) const;

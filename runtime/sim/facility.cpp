@@ -15,7 +15,7 @@ int64_t to_ns(double seconds) { return std::max<int64_t>(1, static_cast<int64_t>
 }  // namespace
 
 void State::schedule_failure() {
-  if (failures.total_rate_per_s() > 0) push(now + failures.next_gap_ns(rng_fail), Priority::disruption, kFailure, 0);
+  if (failures.total_rate_per_s() > 0) push(failures.next_failure_ns(now, rng_fail), Priority::disruption, kFailure, 0);
 }
 
 void State::schedule_straggler() {
@@ -29,7 +29,7 @@ double State::observe_after_s(const FailureClass& cls) const {
 }
 
 void State::on_failure() {
-  auto pick = failures.pick(rng_fail);
+  auto pick = failures.pick_at(now, rng_fail);
   const FailureClass& cls = sc.failures[pick.cls];
   ++result.fleet_failures[cls.id];
   schedule_failure();
@@ -93,7 +93,9 @@ void State::fail_node(uint32_t node, const FailureClass& cls, std::optional<int6
   Job& j = jobs[n.job];
   uint32_t slot = static_cast<uint32_t>(n.slot);
   if (in_active_replica) interrupt_once(j);
-  ++j.group_hits[slot / j.policy.spec().peer_group_nodes];
+  uint32_t group = slot / j.policy.spec().peer_group_nodes;
+  if (j.group_hits[group]++ == 0) j.hit_groups.push_back(group);
+  if (j.group_hits[group] == j.policy.spec().peer_group_nodes) ++j.lost_groups;  // every holder of this shard is gone
   vacate(j, slot);
 }
 
@@ -158,11 +160,8 @@ void State::on_outage(uint32_t event, bool start) {
   uint64_t end = s.first_node + s.spec->nodes;
   if (start) {
     // Interrupt each affected job once, then take every node away.
-    for (auto& j : jobs) {
-      bool hit = false;
-      for (const auto& slot : j.slots) hit |= slot.site == si && slot.node >= 0 && j.replicas[slot.replica].active;
-      if (hit) interrupt(j, "site_outage:" + e.cause, "Facility", true);
-    }
+    for (auto& j : jobs)
+      if (j.at_site[si].active > 0) interrupt(j, "site_outage:" + e.cause, "Facility", true);
     for (uint64_t id = s.first_node; id < end; ++id) {
       Node& n = nodes[id];
       if (n.available()) ++s.nodes_down;
@@ -274,8 +273,9 @@ void State::power_changed(uint32_t si) {
   double w = s.spec->base_power_w + double(s.spares.size()) * idle_node;
   for (const auto& j : jobs) {
     if (j.phase == Phase::done) continue;
-    for (const auto& r : j.replicas)
-      if (r.site == si && r.filled) w += double(r.filled) * node_power_w(j, si, r.active);
+    const SiteNodes& at = j.at_site[si];
+    if (at.active) w += double(at.active) * node_power_w(j, si, true);
+    if (at.inactive) w += double(at.inactive) * node_power_w(j, si, false);
   }
   s.sample_pending = opt.timeline;
   s.it_w = w;
@@ -307,11 +307,9 @@ void State::update_power_caps(uint32_t si) {
   double static_w = s.spec->base_power_w + double(s.spares.size()) * idle_node, dynamic_w = 0;
   for (const auto& j : jobs) {
     if (j.phase == Phase::done) continue;
-    for (const auto& r : j.replicas)
-      if (r.site == si) {
-        static_w += double(r.filled) * idle_node;
-        if (r.active) dynamic_w += double(r.filled) * s.spec->gpus_per_node * (j.spec->workload.gpu_busy_w - f.gpu_idle_w);
-      }
+    const SiteNodes& at = j.at_site[si];
+    static_w += double(at.active + at.inactive) * idle_node;
+    dynamic_w += double(at.active) * s.spec->gpus_per_node * (j.spec->workload.gpu_busy_w - f.gpu_idle_w);
   }
   bool paused = static_w >= allowed;
   double rho = paused || dynamic_w <= 0 ? 1.0 : std::min(1.0, (allowed - static_w) / dynamic_w);
@@ -334,9 +332,7 @@ void State::flush_utilisation() {
     s.sample_pending = false;
     uint32_t si = static_cast<uint32_t>(&s - sites.data()), in_jobs = 0;
     for (const auto& j : jobs)
-      if (j.phase != Phase::done)
-        for (const auto& r : j.replicas)
-          if (r.site == si) in_jobs += r.filled;
+      if (j.phase != Phase::done) in_jobs += j.at_site[si].active + j.at_site[si].inactive;
     UtilisationSample u{now, s.spec->id, s.it_w, in_jobs, static_cast<uint32_t>(s.spares.size()), s.nodes_down};
     auto& series = result.utilisation;
     auto last = std::find_if(series.rbegin(), series.rend(), [&](const UtilisationSample& a) { return a.site == u.site; });

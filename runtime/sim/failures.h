@@ -30,10 +30,23 @@ class FailureProcess {
   };
   Pick pick(Rng& rng) const;
 
+  // The same for classes with a Weibull hazard (FailureClass::weibull_shape), ages counted from time 0:
+  // the fleet is then a non-homogeneous Poisson process with cumulative hazard H(t) = sum over classes of
+  // a (t / W)^k, where a is the class's expected fleet count over its observed window W. The next failure
+  // after `now_ns` solves H(t) = H(now) + E with E ~ Exp(1) (inversion of the cumulative hazard; Cinlar 1975, on non-homogeneous Poisson processes), and the
+  // class is picked by its share of the hazard rate at that instant. With every shape 1 these draw
+  // exactly what next_gap_ns and pick draw.
+  int64_t next_failure_ns(int64_t now_ns, Rng& rng) const;
+  Pick pick_at(int64_t t_ns, Rng& rng) const;
+  bool time_varying() const { return time_varying_; }
+
  private:
+  double cumulative_hazard(double t_s) const;
   std::vector<double> cumulative_;  // running sum of class rate x units
   std::vector<uint64_t> units_;
+  std::vector<double> expected_, window_s_, shape_;  // per class: a, W, k of the cumulative hazard
   double total_ = 0;
+  bool time_varying_ = false;
 };
 
 // Expected interruptions per second of one job that holds `gpus` GPUs on `nodes` nodes: the MTBF prior

@@ -3,6 +3,7 @@
 // state is fixed, so a run of identical steps is one segment and one event.
 #include <algorithm>
 #include <cmath>
+#include <charconv>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -16,28 +17,56 @@ enum TimerStage : uint16_t { kStageOverhead, kStageMemoryRestore, kStageShrink, 
 
 int64_t to_ns(double seconds) { return std::max<int64_t>(0, static_cast<int64_t>(std::ceil(seconds * 1e9))); }
 
+// One line of the decision log, e.g. "86400000000000 checkpoint_committed interval=40 local=1 recovery=none
+// spares=true rejoin=false checkpoint_now=false abstained=false". Written by hand rather than with fmt:
+// a checkpoint commits every few events, and this line was most of their cost.
+void append_decision(std::string& log, int64_t now, Epoch e, const Decision& d) {
+  char buf[24];
+  auto number = [&](auto v) { log.append(buf, static_cast<size_t>(std::to_chars(buf, buf + sizeof buf, v).ptr - buf)); };
+  auto flag = [&](const char* key, bool v) {
+    log += key;
+    log += v ? "true" : "false";
+  };
+  number(now);
+  log += ' ';
+  log += epoch_name(e);
+  log += " interval=";
+  number(d.checkpoint_interval_steps);
+  log += " local=";
+  number(d.local_steps);
+  log += " recovery=";
+  log += action_name(d.recovery);
+  flag(" spares=", d.use_spares);
+  flag(" rejoin=", d.rejoin);
+  flag(" checkpoint_now=", d.checkpoint_now);
+  flag(" abstained=", d.abstained);
+  log += '\n';
+}
+
 }  // namespace
 
 uint32_t State::active_gpus(const Job& j) const {
   uint32_t n = 0;
-  for (const auto& r : j.replicas)
-    if (r.active) n += r.filled;
+  for (const auto& at : j.at_site) n += at.active;
   return n * j.gpus_per_node;
 }
 
-bool State::memory_usable(const Job& j) const {
-  if (!j.memory_valid) return false;
-  for (uint32_t hits : j.group_hits)
-    if (hits >= j.policy.spec().peer_group_nodes) return false;  // every holder of some shard is gone
-  return true;
+// lost_groups counts the peer groups every holder of which failed: a shard with no copy left.
+bool State::memory_usable(const Job& j) const { return j.memory_valid && j.lost_groups == 0; }
+
+void State::reset_group_hits(Job& j) {
+  for (uint32_t g : j.hit_groups) j.group_hits[g] = 0;
+  j.hit_groups.clear();
+  j.lost_groups = 0;
 }
 
 uint32_t State::restorable_replicas(const Job& j) const {
+  if (j.inactive_replicas.empty()) return 0;
   std::map<uint32_t, size_t> spares;
   for (uint32_t si : j.sites) spares[si] = sites[si].spares.size();
   uint32_t n = 0;
-  for (const auto& r : j.replicas) {
-    if (r.active) continue;
+  for (uint32_t index : j.inactive_replicas) {
+    const Replica& r = j.replicas[index];
     uint32_t vacant = r.slots - r.filled;
     if (vacant <= spares[r.site]) {
       spares[r.site] -= vacant;
@@ -56,11 +85,52 @@ void State::update_slot(Job& j, uint32_t slot) {
 
 void State::refresh_capacity(Job& j) {
   j.active_capacity = 0;
-  for (const auto& r : j.replicas)
-    if (r.active) j.active_capacity += r.capacity;
-  for (uint32_t i = 0; i < j.slots.size(); ++i) {
+  for (const auto& g : j.groups) j.active_capacity += double(g.active) * g.replica_capacity;
+}
+
+double State::active_capacity_at(const Job& j, uint32_t site) const {
+  double cap = 0;
+  for (const auto& g : j.groups)
+    if (g.site == site) cap += double(g.active) * g.replica_capacity;
+  return cap;
+}
+
+// A node joined (+1) or left (-1) replica r: the per-site node counts and the count of complete active
+// replicas follow. Called with r.filled already changed.
+void State::count_node(Job& j, const Replica& r, int delta) {
+  auto& at = j.at_site[r.site];
+  if (!r.active) {
+    at.inactive += delta;
+    return;
+  }
+  at.active += delta;
+  if (delta > 0 && r.filled == r.slots) ++j.full_active_replicas;
+  if (delta < 0 && r.filled + 1 == r.slots) --j.full_active_replicas;
+}
+
+// A replica joins or leaves the computation: its slots enter or leave the slowest-GPU maximum, and the
+// aggregates move its nodes between the active and inactive counts. O(replica nodes x log slots).
+void State::set_replica_active(Job& j, uint32_t index, bool active) {
+  Replica& r = j.replicas[index];
+  if (r.active == active) return;
+  r.active = active;
+  auto& at = j.at_site[r.site];
+  if (active) {
+    at.inactive -= r.filled;
+    at.active += r.filled;
+    ++j.groups[r.group].active;
+    j.full_active_replicas += r.filled == r.slots;
+    j.inactive_replicas.erase(index);
+  } else {
+    at.active -= r.filled;
+    at.inactive += r.filled;
+    --j.groups[r.group].active;
+    j.full_active_replicas -= r.filled == r.slots;
+    j.inactive_replicas.insert(index);
+  }
+  for (uint32_t i = r.first_slot; i < r.first_slot + r.slots; ++i) {
     const Slot& s = j.slots[i];
-    j.slowest.set(i, s.node >= 0 && j.replicas[s.replica].active ? nodes[s.node].slowdown() : 0.0);
+    j.slowest.set(i, s.node >= 0 && active ? nodes[s.node].slowdown() : 0.0);
   }
 }
 
@@ -69,7 +139,10 @@ void State::vacate(Job& j, uint32_t slot) {
   if (s.node < 0) return;
   nodes[s.node].job = nodes[s.node].slot = -1;
   s.node = -1;
-  --j.replicas[s.replica].filled;
+  Replica& r = j.replicas[s.replica];
+  --r.filled;
+  count_node(j, r, -1);
+  j.vacant_slots.insert(slot);
   update_slot(j, slot);
 }
 
@@ -79,7 +152,10 @@ void State::fill(Job& j, uint32_t slot, uint32_t node) {
   s.node = static_cast<int32_t>(node);
   nodes[node].job = static_cast<int32_t>(j.index);
   nodes[node].slot = static_cast<int32_t>(slot);
-  ++j.replicas[s.replica].filled;
+  Replica& r = j.replicas[s.replica];
+  ++r.filled;
+  count_node(j, r, +1);
+  j.vacant_slots.erase(slot);
   update_slot(j, slot);
 }
 
@@ -154,27 +230,20 @@ Observation State::observe(const Job& j, Epoch e) const {
   o.memory_checkpoint_usable = memory_usable(j);
   o.restore_pending = j.needs_restore;
   o.replicas = static_cast<uint32_t>(j.replicas.size());
-  for (const auto& r : j.replicas) o.replicas_active += r.active && r.filled == r.slots;
+  o.replicas_active = j.full_active_replicas;
   o.replicas_restorable = restorable_replicas(j);
-  for (const auto& s : j.slots) o.slots_vacant += s.node < 0;
+  o.slots_vacant = static_cast<uint32_t>(j.vacant_slots.size());
   for (uint32_t si : j.sites) o.spares_available += static_cast<uint32_t>(sites[si].spares.size());
   o.failure_removed_node = j.failure_removed_node;
   o.failure_category = j.failure_category;
   o.failures_observed = j.failures_observed;
   o.elapsed_s = double(now - j.result.start_ns) / 1e9;
   o.step_s = j.last_step_s;
-  // Before the first checkpoint the job can only estimate its cost from the sizes and bandwidths it
-  // was configured with; afterwards it knows what the last one took.
-  std::map<const StorageRef*, double> bytes_per_store;  // sites writing to one store share it
-  for (const auto& r : j.replicas) bytes_per_store[&storage_of(j, r.site)] += w.state_bytes * r.capacity / j.nominal_capacity;
-  double write_est = 0, read_est = 0;
-  for (const auto& [st, bytes] : bytes_per_store) {
-    write_est = std::max(write_est, bytes / st->write_bw);
-    read_est = std::max(read_est, bytes / st->read_bw);
-  }
-  o.checkpoint_write_s = j.last_ckpt_write_s > 0 ? j.last_ckpt_write_s : write_est;
+  // Before the first checkpoint the job can only estimate its cost (State::setup_jobs); afterwards it
+  // knows what the last one took.
+  o.checkpoint_write_s = j.last_ckpt_write_s > 0 ? j.last_ckpt_write_s : j.write_estimate_s;
   o.memory_write_s = w.memory_ckpt_s.value_or(0);
-  o.restore_s = read_est;
+  o.restore_s = j.restore_estimate_s;
   o.collective_phase_fraction = j.collective_fraction;
   o.sync_observed = j.sync_observed;
   o.local_steps = j.local_steps;
@@ -196,9 +265,7 @@ Decision State::decide(Job& j, Epoch e) {
   if (d.local_steps) j.local_steps = d.local_steps;
   j.result.abstentions += d.abstained;
   ++j.result.decisions;
-  j.result.decision_log += fmt::format("{} {} interval={} local={} recovery={} spares={} rejoin={} checkpoint_now={} abstained={}\n", now,
-                                epoch_name(e), d.checkpoint_interval_steps, d.local_steps, action_name(d.recovery), d.use_spares,
-                                d.rejoin, d.checkpoint_now, d.abstained);
+  append_decision(j.result.decision_log, now, e, d);
   return d;
 }
 
@@ -315,9 +382,7 @@ void State::start_flows(Job& j, Flows purpose, double total_bytes, bool write) {
   j.flow_ids.clear();
   std::vector<std::pair<uint32_t, double>> shares;
   for (uint32_t si : j.sites) {
-    double cap = 0;
-    for (const auto& r : j.replicas)
-      if (r.active && r.site == si) cap += r.capacity;
+    double cap = active_capacity_at(j, si);
     if (cap > 0) shares.push_back({si, total_bytes * cap / j.active_capacity});
   }
   double assigned = 0;
@@ -360,7 +425,7 @@ void State::commit_checkpoint(Job& j) {
   // Every checkpoint, durable or not, also refreshes the peer-memory copy the in-memory policy restores.
   j.memory_step = j.frontier;
   j.memory_valid = j.policy.spec().recovery == Recovery::in_memory;
-  std::fill(j.group_hits.begin(), j.group_hits.end(), 0);
+  reset_group_hits(j);
   j.since_memory_ns = 0;
   j.gpu_s_since_memory = 0;
   j.steps_since_ckpt = 0;
@@ -371,8 +436,8 @@ void State::commit_checkpoint(Job& j) {
 
 void State::start_sync(Job& j) {
   std::vector<bool> present(sites.size(), false);
-  for (const auto& r : j.replicas)
-    if (r.active) present[r.site] = true;
+  for (const auto& g : j.groups)
+    if (g.active) present[g.site] = true;
   j.activity_start = now;
   set_phase(j, Phase::syncing);
   j.flows = Flows::sync;
@@ -448,8 +513,8 @@ void State::on_timer(Job& j) {
       next_action(j);
       return;
     case kStageRejoin:
-      for (auto& r : j.replicas)
-        if (!r.active && r.filled == r.slots) r.active = true;
+      for (uint32_t index : std::vector<uint32_t>(j.inactive_replicas.begin(), j.inactive_replicas.end()))
+        if (j.replicas[index].filled == j.replicas[index].slots) set_replica_active(j, index, true);
       refresh_capacity(j);
       ++j.result.rejoins;
       next_action(j);
@@ -461,7 +526,7 @@ void State::on_timer(Job& j) {
 void State::restore_done(Job& j) {
   j.needs_restore = false;
   j.memory_valid = j.restore_memory;  // a fresh copy from durable storage is not yet in peer memory
-  std::fill(j.group_hits.begin(), j.group_hits.end(), 0);
+  reset_group_hits(j);
   next_action(j);
 }
 
@@ -538,8 +603,11 @@ void State::on_observe(Job& j) {
       return;
     case RecoveryAction::continue_elastic:
       if (j.needs_restore || !j.failure_removed_node) throw std::logic_error("policy continued a job whose state was not intact");
-      for (auto& r : j.replicas)
-        if (r.active && r.filled < r.slots) r.active = false;
+      {
+        std::set<uint32_t> hit;  // replicas with a vacant slot
+        for (uint32_t slot : j.vacant_slots) hit.insert(j.slots[slot].replica);
+        for (uint32_t index : hit) set_replica_active(j, index, false);
+      }
       refresh_capacity(j);
       if (j.active_capacity <= 0) throw std::logic_error("policy continued a job with no replica left");
       ++j.result.elastic_continuations;
@@ -581,15 +649,18 @@ void State::rollback(Job& j, bool to_memory) {
 }
 
 void State::try_restart(Job& j) {
-  if (j.use_spares)
-    for (uint32_t i = 0; i < j.slots.size(); ++i)
-      if (j.slots[i].node < 0 && !sites[j.slots[i].site].spares.empty()) fill(j, i, *sites[j.slots[i].site].spares.begin());
-  for (const auto& s : j.slots)
-    if (s.node < 0) {
-      set_phase(j, Phase::waiting);  // for a repair, an outage's end, or (wait_restore) the job's own node
-      return;
+  if (j.use_spares) {
+    // Vacant slots in order, each taking its site's lowest spare (fill removes the slot from the set).
+    for (auto it = j.vacant_slots.begin(); it != j.vacant_slots.end();) {
+      uint32_t i = *it++;
+      if (!sites[j.slots[i].site].spares.empty()) fill(j, i, *sites[j.slots[i].site].spares.begin());
     }
-  for (auto& r : j.replicas) r.active = true;
+  }
+  if (!j.vacant_slots.empty()) {
+    set_phase(j, Phase::waiting);  // for a repair, an outage's end, or (wait_restore) the job's own node
+    return;
+  }
+  for (uint32_t index : std::vector<uint32_t>(j.inactive_replicas.begin(), j.inactive_replicas.end())) set_replica_active(j, index, true);
   refresh_capacity(j);
   set_phase(j, Phase::restarting);
   j.timer_stage = kStageOverhead;
@@ -621,8 +692,9 @@ void State::offer_capacity(Job& j) {
 void State::start_rejoin(Job& j) {
   j.rejoin_wanted = false;
   uint32_t n = 0;
-  for (auto& r : j.replicas) {
-    if (r.active || r.slots - r.filled > sites[r.site].spares.size()) continue;
+  for (uint32_t index : j.inactive_replicas) {
+    Replica& r = j.replicas[index];
+    if (r.slots - r.filled > sites[r.site].spares.size()) continue;
     for (uint32_t i = r.first_slot; i < r.first_slot + r.slots; ++i)
       if (j.slots[i].node < 0) fill(j, i, *sites[r.site].spares.begin());
     ++n;
@@ -640,13 +712,17 @@ void State::finish_job(Job& j) {
   set_phase(j, Phase::done);
   j.result.completed = true;
   j.result.end_ns = now;
-  for (auto& s : j.slots) {
+  for (uint32_t i = 0; i < j.slots.size(); ++i) {
+    Slot& s = j.slots[i];
     if (s.node < 0) continue;
     nodes[s.node].job = nodes[s.node].slot = -1;
     sites[nodes[s.node].site].spares.insert(static_cast<uint32_t>(s.node));
     s.node = -1;
+    j.vacant_slots.insert(i);
   }
   for (auto& r : j.replicas) r.filled = 0;
+  j.at_site.assign(sites.size(), SiteNodes{});
+  j.full_active_replicas = 0;
   // Under a power limit the finished job's share of the budget goes to the jobs still running.
   for (uint32_t si : j.sites) std::isfinite(sites[si].allowed_w) ? update_power_caps(si) : power_changed(si);
   stopped = std::all_of(jobs.begin(), jobs.end(), [](const Job& x) { return x.phase == Phase::done; });

@@ -17,10 +17,11 @@ void Network::advance(Flow& f, int64_t now) {
 }
 
 void Network::recompute(int64_t now, const std::vector<uint32_t>& touched, std::vector<Reschedule>& out) {
-  std::vector<uint32_t> affected;
+  auto& affected = affected_;
+  affected.clear();
   for (uint32_t r : touched)
     for (uint32_t f : resources_[r].active) affected.push_back(f);
-  std::sort(affected.begin(), affected.end());
+  std::sort(affected.begin(), affected.end(), [&](uint32_t a, uint32_t b) { return flows_[a].serial < flows_[b].serial; });
   affected.erase(std::unique(affected.begin(), affected.end()), affected.end());
   for (uint32_t id : affected) {
     Flow& f = flows_[id];
@@ -36,13 +37,25 @@ void Network::recompute(int64_t now, const std::vector<uint32_t>& touched, std::
 
 uint32_t Network::start(int64_t now, double bytes, std::vector<uint32_t> resources, int64_t latency_ns, uint32_t owner,
                         std::vector<Reschedule>& out) {
-  uint32_t id = static_cast<uint32_t>(flows_.size());
   std::sort(resources.begin(), resources.end());
   resources.erase(std::unique(resources.begin(), resources.end()), resources.end());
-  flows_.push_back({bytes, bytes, 0, now, latency_ns, resources, owner, 0, true, false});
-  for (uint32_t r : resources) resources_[r].active.push_back(id);  // ids only grow, so the lists stay sorted
-  if (resources.empty()) out.push_back({id, 0, now});
-  else recompute(now, resources, out);
+  uint32_t id = 0, gen = 0;
+  if (free_.empty()) {
+    id = static_cast<uint32_t>(flows_.size());
+    flows_.emplace_back();
+  } else {
+    id = free_.back();
+    free_.pop_back();
+    gen = flows_[id].gen + 1;
+  }
+  Flow& f = flows_[id];
+  f = Flow{bytes, bytes, 0, now, latency_ns, std::move(resources), owner, gen, true, false, started_++};
+  for (uint32_t r : f.resources) {  // keep each resource's list sorted (a reused id may be lower)
+    auto& a = resources_[r].active;
+    a.insert(std::upper_bound(a.begin(), a.end(), id), id);
+  }
+  if (f.resources.empty()) out.push_back({id, gen, now});
+  else recompute(now, f.resources, out);
   return id;
 }
 
@@ -62,6 +75,7 @@ double Network::cancel(int64_t now, uint32_t id, std::vector<Reschedule>& out) {
   ++f.gen;
   detach(id);
   recompute(now, f.resources, out);
+  free_.push_back(id);
   return f.total - f.remaining;
 }
 
@@ -81,6 +95,7 @@ bool Network::complete(int64_t now, uint32_t id, uint32_t gen, std::vector<Resch
   }
   f.active = false;
   ++f.gen;
+  free_.push_back(id);
   return true;
 }
 

@@ -31,6 +31,8 @@ class Network {
   // also returns false, with the final event in `out`. True means the transfer is complete.
   bool complete(int64_t now, uint32_t flow, uint32_t gen, std::vector<Reschedule>& out);
 
+  // Valid until the next start(): a finished flow's id is reused (its generation keeps counting, so events
+  // of the earlier transfer stay stale).
   uint32_t owner(uint32_t flow) const { return flows_[flow].owner; }
   double bytes(uint32_t flow) const { return flows_[flow].total; }
 
@@ -45,6 +47,7 @@ class Network {
     std::vector<uint32_t> resources;
     uint32_t owner = 0, gen = 0;
     bool active = false, in_flight = false;  // in_flight: bytes sent, only the latency remains
+    uint64_t serial = 0;  // start order: rates are recomputed in it, whatever ids were reused
   };
   void advance(Flow& f, int64_t now);
   void recompute(int64_t now, const std::vector<uint32_t>& touched, std::vector<Reschedule>& out);
@@ -52,6 +55,9 @@ class Network {
 
   std::vector<Resource> resources_;
   std::vector<Flow> flows_;
+  std::vector<uint32_t> free_;      // ids of finished flows, reused so memory stays bounded by concurrent flows
+  std::vector<uint32_t> affected_;  // scratch for recompute
+  uint64_t started_ = 0;
 };
 
 }  // namespace gs::sim

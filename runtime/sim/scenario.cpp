@@ -1,5 +1,6 @@
 #include "runtime/sim/scenario.h"
 
+#include <cmath>
 #include <set>
 #include <stdexcept>
 
@@ -164,6 +165,8 @@ void Scenario::finalize() {
     check(!f.removes_node || (f.repair.median > 0 && f.repair.sigma >= 0), "failure class '" + f.id + "' needs a repair time");
     check(f.unit != FailureUnit::job || !f.removes_node, "failure class '" + f.id + "': a job-level fault cannot remove a node");
     check(f.unit != FailureUnit::domain || f.domain_nodes >= 1, "failure class '" + f.id + "': a domain needs domain_nodes >= 1");
+    check(f.weibull_shape > 0 && std::isfinite(f.weibull_shape), "failure class '" + f.id + "': the hazard shape must be positive");
+    check(f.weibull_shape == 1 || f.observed_window_s > 0, "failure class '" + f.id + "': a hazard shape needs the observed window it is scaled to");
     check(f.detection_s.value_or(0) >= 0 && f.diagnosis_s.value_or(0) >= 0,
           "failure class '" + f.id + "': detection and diagnosis times must be >= 0");
   }
@@ -245,6 +248,10 @@ Json Scenario::to_json() const {
     if (f.unit == FailureUnit::domain) fj["domain_nodes"] = f.domain_nodes;
     if (f.detection_s) fj["detection_s"] = *f.detection_s;
     if (f.diagnosis_s) fj["diagnosis_s"] = *f.diagnosis_s;
+    if (f.weibull_shape != 1) {
+      fj["weibull_shape"] = f.weibull_shape;
+      fj["observed_window_s"] = f.observed_window_s;
+    }
     j["failures"].push_back(fj);
   }
   j["maintenance"] = {{"rate_per_job_s", maintenance.rate_per_job_s}, {"notice_ns", maintenance.notice_ns},

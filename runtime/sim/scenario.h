@@ -125,6 +125,11 @@ struct FailureClass {
   // for a collective timeout) and time to localise the culprit before the relaunch. Unset: the job's
   // training.failure_detection_time applies, with no separate diagnosis.
   std::optional<double> detection_s, diagnosis_s;
+  // Weibull shape of the hazard, the component's age counted from the run's start: 1 is the constant
+  // hazard of a Poisson process, below 1 a falling one (infant mortality of a fresh fleet), above 1 a
+  // rising one (wear-out). The scale is set so the expected count over the observed window stays the
+  // observed count, whatever the shape.
+  double weibull_shape = 1;
   // What the source observed, kept to set the simulated counts next to the published ones.
   uint64_t observed_count = 0, observed_units = 0;
   double observed_window_s = 0;

@@ -369,7 +369,7 @@ Scenario parse_scenario_toml(const std::string& text, const gs::UnitTable& units
     sc.jobs.push_back(j);
   });
   each_table(root, "failure", r, [&](const toml::table& t, const std::string& path) {
-    r.expect_keys(t, {"id", "category", "unit", "domain_nodes", "removes_node", "observed", "repair", "detection", "diagnosis"}, path);
+    r.expect_keys(t, {"id", "category", "unit", "domain_nodes", "removes_node", "observed", "repair", "detection", "diagnosis", "shape"}, path);
     FailureClass f;
     f.id = r.text(t, "id", path);
     std::string p = "failure." + f.id;
@@ -384,6 +384,7 @@ Scenario parse_scenario_toml(const std::string& text, const gs::UnitTable& units
     else if (t.get("domain_nodes")) r.problem(p, "domain_nodes applies only to unit = \"domain\"");
     f.detection_s = r.sourced(t.get("detection"), "s", p + ".detection");
     f.diagnosis_s = r.sourced(t.get("diagnosis"), "s", p + ".diagnosis");
+    f.weibull_shape = r.sourced(t.get("shape"), "1", p + ".shape").value_or(1.0);
     f.removes_node = t.get("removes_node") ? t.get("removes_node")->value_or(true) : f.unit != FailureUnit::job;
     // A rate is never typed in: it is derived from what a source observed, count / (window x fleet size).
     if (const toml::table* obs = table_at(t, "observed")) {

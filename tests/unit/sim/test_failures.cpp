@@ -55,3 +55,72 @@ TEST_CASE("the superposed process picks classes in proportion to their rates") {
   CHECK(double(count[2]) / 100000 == doctest::Approx(2e-5 / 1.02e-3).epsilon(0.1));
   CHECK(gaps / 100000 == doctest::Approx(1.0 / 1.02e-3).epsilon(0.02));
 }
+
+namespace {
+
+// A class of `count` failures observed over `window_s` on `units` GPUs, with a Weibull hazard of `shape`.
+FailureClass weibull_class(double count, double window_s, double units, double shape) {
+  FailureClass c;
+  c.unit = FailureUnit::gpu;
+  c.rate_per_unit_s = count / (window_s * units);
+  c.observed_window_s = window_s;
+  c.weibull_shape = shape;
+  return c;
+}
+
+// Arrivals in [0, window) of the process, split into the two halves of the window.
+std::pair<int, int> halves(const FailureProcess& p, double window_s, uint64_t seed) {
+  Rng rng(seed);
+  int first = 0, second = 0;
+  auto end = static_cast<int64_t>(window_s * 1e9);
+  for (int64_t t = p.next_failure_ns(0, rng); t < end; t = p.next_failure_ns(t, rng)) {
+    (t < end / 2 ? first : second) += 1;
+    CHECK(p.pick_at(t, rng).unit < 1000);
+  }
+  return {first, second};
+}
+
+}  // namespace
+
+TEST_CASE("with every hazard shape 1 the time-varying draws are the Poisson draws, bit for bit") {
+  FailureProcess p({weibull_class(500, 86400, 1000, 1.0), weibull_class(30, 86400, 1000, 1.0)}, 1000, 125, 1);
+  CHECK_FALSE(p.time_varying());
+  Rng a(3), b(3);
+  int64_t t = 0;
+  for (int i = 0; i < 1000; ++i) {
+    int64_t next = p.next_failure_ns(t, a);
+    CHECK(next == t + p.next_gap_ns(b));
+    auto x = p.pick_at(next, a), y = p.pick(b);
+    CHECK(x.cls == y.cls);
+    CHECK(x.unit == y.unit);
+    t = next;
+  }
+}
+
+TEST_CASE("a Weibull hazard keeps the observed count and moves failures early (shape < 1) or late (shape > 1)") {
+  // Expected count over the window W is a = 20,000 whatever the shape; the share in the first half is
+  // H(W/2) / H(W) = 0.5^k: 0.7071 for k = 0.5 (infant mortality), 0.5 for k = 1, 0.25 for k = 2 (wear-out).
+  // Tolerances: the count is Poisson (sd 0.7%, checked to 3%); the share binomial (sd 0.0035, checked to 0.015).
+  const double window = 54 * 86400.0;
+  for (double shape : {0.5, 1.0, 2.0}) {
+    CAPTURE(shape);
+    FailureProcess p({weibull_class(20000, window, 1000, shape)}, 1000, 125, 1);
+    CHECK(p.time_varying() == (shape != 1.0));
+    auto [first, second] = halves(p, window, 17);
+    double total = first + second;
+    CHECK(total == doctest::Approx(20000).epsilon(0.03));
+    CHECK(first / total == doctest::Approx(std::pow(0.5, shape)).epsilon(0.015 / std::pow(0.5, shape)));
+  }
+}
+
+TEST_CASE("a class with a falling hazard takes a larger share of early failures than of late ones") {
+  // Two classes with equal counts over the window; one with k = 0.5. At time t the hazard rates are
+  // a k / W (t/W)^(k-1) against a / W, so at t = W/100 the shaped class has 0.5 x 10 = 5 times the rate.
+  const double window = 54 * 86400.0;
+  FailureProcess p({weibull_class(1000, window, 1000, 0.5), weibull_class(1000, window, 1000, 1.0)}, 1000, 125, 1);
+  Rng rng(8);
+  int shaped = 0;
+  const int draws = 20000;
+  for (int i = 0; i < draws; ++i) shaped += p.pick_at(static_cast<int64_t>(window / 100 * 1e9), rng).cls == 0;
+  CHECK(double(shaped) / draws == doctest::Approx(5.0 / 6.0).epsilon(0.02));
+}

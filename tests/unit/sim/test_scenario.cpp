@@ -1,6 +1,7 @@
 // Scenario files: units, sources and the inputs boundary.
 #include <doctest/doctest.h>
 
+#include "runtime/sim/engine.h"
 #include "runtime/sim/inputs.h"
 #include "tests/unit/sim/support.h"
 
@@ -81,4 +82,23 @@ TEST_CASE("scenario: a float where an integer belongs is a message, not undefine
     message = e.what();
   }
   CHECK(message.find("'seed' must be an integer") != std::string::npos);
+}
+
+TEST_CASE("a failure class may state a sourced Weibull hazard shape; it changes the trace, not the scale") {
+  std::string base = small_scenario(kRestart);
+  const std::string repair = R"(repair = { median = "6 h", sigma = 0.5, source = "assumption", note = "test" })";
+  std::string shaped = replace(base, repair, repair + "\nshape = { value = \"0.7\", source = \"assumption\", note = \"test\" }");
+  Scenario plain = parse(base), sc = parse(shaped);
+  CHECK(plain.failures.at(0).weibull_shape == 1);
+  CHECK(sc.failures.at(0).weibull_shape == 0.7);
+  CHECK(sc.failures.at(0).rate_per_unit_s == plain.failures.at(0).rate_per_unit_s);  // same count over the window
+  CHECK(sc.hash() != plain.hash());
+  CHECK_THROWS_WITH(parse(replace(base, repair, repair + "\nshape = { value = \"0.7\" }")),
+                    doctest::Contains("every number about the world needs a source"));
+  CHECK_THROWS_WITH(parse(replace(base, repair, repair + "\nshape = { value = \"0\", source = \"assumption\", note = \"test\" }")),
+                    doctest::Contains("the hazard shape must be positive"));
+  SimResult a = simulate(plain, {1, std::nullopt}), b = simulate(sc, {1, std::nullopt});
+  CHECK(b.work_conserved());
+  CHECK(b.time_partitioned());
+  CHECK(a.fleet_failures != b.fleet_failures);
 }
