@@ -209,12 +209,12 @@ TEST_CASE("golden: leave-one-family-out cross-validation over all published rows
   CHECK(cv.families.size() == 9);
   // Pinned (docs/calibration.md): the model beats the constant-MFU rule overall, out of sample (memory-checked
   // search; the targets of issue 13, median <= 6% and mean <= 9%, are not met).
-  CHECK(cv.overall.median_ape == doctest::Approx(8.0).epsilon(0.08));
-  CHECK(cv.overall.mean_ape == doctest::Approx(22.4).epsilon(0.08));
+  CHECK(cv.overall.median_ape == doctest::Approx(10.3).epsilon(0.08));
+  CHECK(cv.overall.mean_ape == doctest::Approx(23.0).epsilon(0.08));
   CHECK(cv.overall.baseline_median_ape == doctest::Approx(37.6).epsilon(0.08));
   CHECK(cv.overall.baseline_mean_ape == doctest::Approx(69.8).epsilon(0.08));
   CHECK(cv.overall.median_ape < cv.overall.baseline_median_ape);
-  CHECK(cv.overall.coverage == doctest::Approx(0.775).epsilon(0.06));
+  CHECK(cv.overall.coverage == doctest::Approx(0.789).epsilon(0.06));
   size_t better = 0;
   for (const auto& f : cv.families) better += f.summary.median_ape < f.summary.baseline_median_ape;
   CHECK(better >= 7);
