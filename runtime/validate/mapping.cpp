@@ -159,12 +159,14 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
   // Cells the row leaves empty that its named model's configuration states.
   RunRow row = stated;
   std::vector<std::string> facts;
-  const std::string family = normalise_hardware_name(stated.get("model_family")), model_name = normalise_hardware_name(stated.get("model"));
+  const std::string family = normalise_hardware_name(stated.get("model_family")), model_name = normalise_hardware_name(stated.get("model")),
+                    notes = normalise_hardware_name(stated.get("notes"));
   auto all_in = [](const std::vector<std::string>& want, const std::string& text) {
     return std::all_of(want.begin(), want.end(), [&](const std::string& x) { return text.find(x) != std::string::npos; });
   };
   for (const auto& f : M.model_facts) {
-    if (family.empty() || !all_in(f.family, family) || !all_in(f.model, model_name)) continue;
+    if (!f.family.empty() && (family.empty() || !all_in(f.family, family))) continue;
+    if (!all_in(f.model, model_name) || !all_in(f.notes, notes)) continue;
     for (const auto& [col, v] : f.cells)
       if (!row.has(col)) {
         row.cells[col] = v;
@@ -493,17 +495,21 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
   s.assign[V("grad_accum")] = m;
 
   // ---- recomputation and attention kernel ------------------------------------------------------------------
-  const std::string rc = lower(row.get("act_recompute"));
+  const std::string rc = row.get("act_recompute");
   double recompute = 0;
-  if (rc.rfind("full", 0) == 0 || rc.find("activation checkpointing") != std::string::npos) recompute = 1;
-  else if (rc.rfind("selective", 0) == 0) note("selective recomputation re-runs the attention core, which a fused attention kernel re-runs anyway: recompute fraction 0");
-  else if (rc.empty()) {
+  std::string memory_mode = "recompute_none";
+  if (const RecomputeRule* rule = match_recompute(M, rc)) {
+    recompute = rule->fraction;
+    memory_mode = rule->memory;
+    note("act_recompute '" + rc + "': " + rule->why);
+  } else if (trim(rc).empty()) {
     note("activation recomputation not stated: none");
     s.unstated["recompute"] = s.assumptions.back();
+  } else {
+    note("act_recompute '" + rc + "' matches no [[recompute]] rule: read as no recomputation");
   }
   s.assign[V("recompute")] = recompute;
   // The memory the layout needs follows the recompute mode (the time follows the fraction above).
-  const std::string memory_mode = recompute >= 1 ? "recompute_full" : rc.rfind("selective", 0) == 0 ? "recompute_selective" : "recompute_none";
   s.variants[M.variant("activation_values")] = M.variant(memory_mode);
   s.variants[M.variant("score_values")] = M.variant(memory_mode);
   const std::string fw = lower(row.get("framework"));

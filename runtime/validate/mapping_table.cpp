@@ -90,10 +90,10 @@ MappingTable parse_mapping_table(const std::string& text, const std::string& pat
     throw MappingError(where(path, e.source()) + ": malformed TOML: " + std::string(e.description()));
   }
   static const std::vector<std::string> kKeys = {"default_runs", "presets", "variables", "constants", "variants", "precision",
-                                                 "targets",      "breakdown", "hardware", "unstated", "fit", "model_facts"};
+                                                 "targets",      "breakdown", "hardware", "recompute", "unstated", "fit", "model_facts"};
   for (const auto& [key, node] : doc)
     if (std::find(kKeys.begin(), kKeys.end(), key.str()) == kKeys.end())
-      throw MappingError(where(path, key.source()) + ": unknown key '" + std::string(key.str()) + "' (expected one of default_runs, presets, variables, constants, variants, precision, targets, breakdown, hardware, unstated, fit, model_facts)");
+      throw MappingError(where(path, key.source()) + ": unknown key '" + std::string(key.str()) + "' (expected one of default_runs, presets, variables, constants, variants, precision, targets, breakdown, hardware, recompute, unstated, fit, model_facts)");
   MappingTable t;
   t.path = path;
   t.default_runs = texts_of(path, doc.get("default_runs"), "default_runs");
@@ -136,6 +136,27 @@ MappingTable parse_mapping_table(const std::string& text, const std::string& pat
     for (auto& s : rule.none) s = normalise_hardware_name(s);
     t.hardware.push_back(std::move(rule));
   }
+  if (const toml::node* rc = doc.get("recompute")) {
+    if (!rc->is_array_of_tables()) fail(path, *rc, "'recompute' must be an array of tables ([[recompute]])");
+    for (const auto& n : *rc->as_array()) {
+      const toml::table& r = *n.as_table();
+      RecomputeRule rule;
+      reject_unknown(path, r, {"all", "fraction", "memory", "why"}, "[[recompute]]");
+      rule.all = texts_of(path, r.get("all"), "all");
+      for (auto& x : rule.all) x = normalise_hardware_name(x);
+      const toml::node* f = r.get("fraction");
+      const toml::node* m = r.get("memory");
+      const toml::node* w = r.get("why");
+      if (rule.all.empty() || !f || !m || !w) fail(path, n, "a [[recompute]] rule needs 'all', 'fraction', 'memory' and 'why'");
+      rule.fraction = number_of(path, *f, "fraction");
+      if (!(rule.fraction >= 0 && rule.fraction <= 1)) fail(path, *f, "a recompute fraction must lie in [0, 1]");
+      rule.memory = text_of(path, *m, "memory");
+      if (rule.memory != "recompute_none" && rule.memory != "recompute_selective" && rule.memory != "recompute_full")
+        fail(path, *m, "memory must be recompute_none, recompute_selective or recompute_full");
+      rule.why = text_of(path, *w, "why");
+      t.recompute.push_back(std::move(rule));
+    }
+  }
   if (const toml::node* fit = doc.get("fit")) {
     if (!fit->is_array_of_tables()) fail(path, *fit, "'fit' must be an array of tables ([[fit]])");
     for (const auto& n : *fit->as_array()) {
@@ -162,13 +183,16 @@ MappingTable parse_mapping_table(const std::string& text, const std::string& pat
     for (const auto& n : *facts->as_array()) {
       const toml::table& r = *n.as_table();
       ModelFact f;
-      reject_unknown(path, r, {"family", "model", "cells", "source"}, "[[model_facts]]");
+      reject_unknown(path, r, {"family", "model", "notes", "cells", "source"}, "[[model_facts]]");
       f.family = texts_of(path, r.get("family"), "family");
       f.model = texts_of(path, r.get("model"), "model");
+      f.notes = texts_of(path, r.get("notes"), "notes");
       for (auto& x : f.family) x = normalise_hardware_name(x);
       for (auto& x : f.model) x = normalise_hardware_name(x);
+      for (auto& x : f.notes) x = normalise_hardware_name(x);
       const toml::node* cells = r.get("cells");
-      if (f.family.empty() || !cells || !cells->is_table()) fail(path, n, "a [[model_facts]] entry needs 'family' and a 'cells' table");
+      if ((f.family.empty() && f.notes.empty()) || !cells || !cells->is_table())
+        fail(path, n, "a [[model_facts]] entry needs 'family' or 'notes', and a 'cells' table");
       for (const auto& [k, v] : *cells->as_table()) f.cells[std::string(k.str())] = text_of(path, v, "cells." + std::string(k.str()));
       const toml::node* src = r.get("source");
       if (!src) fail(path, n, "a [[model_facts]] entry needs a source");
@@ -208,6 +232,15 @@ std::string normalise_hardware_name(const std::string& text) {
   for (char c : lower(text))
     if (c != ' ' && c != '-' && c != '_' && c != '.') out += c;
   return out;
+}
+
+const RecomputeRule* match_recompute(const MappingTable& t, const std::string& cell) {
+  const std::string s = normalise_hardware_name(cell);
+  if (s.empty()) return nullptr;
+  auto has = [&](const std::string& x) { return s.find(x) != std::string::npos; };
+  for (const auto& r : t.recompute)
+    if (std::all_of(r.all.begin(), r.all.end(), has)) return &r;
+  return nullptr;
 }
 
 std::optional<std::string> match_hardware(const MappingTable& t, const std::string& hardware_text) {

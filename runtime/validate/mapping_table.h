@@ -17,6 +17,16 @@ struct HardwareRule {
   std::vector<std::string> none;  // none of these may appear
 };
 
+// How a stated `act_recompute` cell is read (see [[recompute]] in mapping.toml): the first rule whose
+// strings all appear in the normalised cell gives the recomputed share of the layer's forward compute and the
+// activation-memory mode, and its `why` is listed among the row's assumptions.
+struct RecomputeRule {
+  std::vector<std::string> all;   // normalised strings that must all appear
+  double fraction = 0;            // recompute fraction in [0, 1]
+  std::string memory;             // role of the activation-memory variant: recompute_none, _selective or _full
+  std::string why;
+};
+
 struct FitParameterSpec {
   std::string name;   // model variable
   bool share = true;  // fitted as a logit (a share in (0, 1)) or as a log (a positive value)
@@ -28,6 +38,7 @@ struct FitParameterSpec {
 struct ModelFact {
   std::vector<std::string> family;           // normalised strings that must all appear in the `model_family` column
   std::vector<std::string> model;            // ... and in the `model` column
+  std::vector<std::string> notes;            // ... and in the `notes` column (a setting the source's own notes imply)
   std::map<std::string, std::string> cells;  // column -> value
   std::string source;
 };
@@ -43,6 +54,7 @@ struct MappingTable {
   std::map<std::string, std::string> targets;      // metric -> model variable
   std::vector<std::string> breakdown;              // step-time components, in file order
   std::vector<HardwareRule> hardware;              // first match wins
+  std::vector<RecomputeRule> recompute;            // first match wins
   // Unstated setting (micro_batch, interleave, recompute) -> the knob of the strategy search space
   // (presets/strategy/knobs.toml) that chooses it, and its candidate values in that knob's terms.
   struct UnstatedKnob {
@@ -79,6 +91,8 @@ std::vector<std::string> default_runs_paths(const std::string& presets_dir);
 
 // Lower case without spaces, dashes, underscores or dots, as the hardware rules compare names.
 std::string normalise_hardware_name(const std::string& text);
+// The first recompute rule that matches a stated act_recompute cell, or nothing.
+const RecomputeRule* match_recompute(const MappingTable& t, const std::string& cell);
 // The preset of the first rule that matches, or nothing.
 std::optional<std::string> match_hardware(const MappingTable& t, const std::string& hardware_text);
 

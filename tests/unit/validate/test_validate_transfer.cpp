@@ -235,12 +235,12 @@ TEST_CASE("golden: leave-one-family-out cross-validation over all published rows
   CHECK(cv.families.size() == 9);
   // Pinned (docs/calibration.md): the model beats the constant-MFU rule overall, out of sample (memory-checked
   // search; the targets of issue 13, median <= 6% and mean <= 9%, are not met).
-  CHECK(cv.overall.median_ape == doctest::Approx(18.5).epsilon(0.08));
-  CHECK(cv.overall.mean_ape == doctest::Approx(27.1).epsilon(0.08));
+  CHECK(cv.overall.median_ape == doctest::Approx(10.3).epsilon(0.08));
+  CHECK(cv.overall.mean_ape == doctest::Approx(23.0).epsilon(0.08));
   CHECK(cv.overall.baseline_median_ape == doctest::Approx(37.6).epsilon(0.08));
   CHECK(cv.overall.baseline_mean_ape == doctest::Approx(69.8).epsilon(0.08));
   CHECK(cv.overall.median_ape < cv.overall.baseline_median_ape);
-  CHECK(cv.overall.coverage == doctest::Approx(0.887).epsilon(0.06));
+  CHECK(cv.overall.coverage == doctest::Approx(0.789).epsilon(0.06));
   size_t better = 0;
   for (const auto& f : cv.families) better += f.summary.median_ape < f.summary.baseline_median_ape;
   CHECK(better >= 7);
@@ -341,4 +341,59 @@ TEST_CASE("TPU, V100 and GB200 rows are built on their validate hardware") {
   // The TPU roof is the fixed-clock MXU peak: 2 x 4 x 128 x 128 x 2 FLOP x 1050 MHz = 275 TFLOP/s on v4.
   RowScenario v4 = map_row(model(), presets(), published_row("mtx-v4-22b-1x128"));
   CHECK(resolved(v4, "gpu.peak_flops_power_limited") == doctest::Approx(275e12).epsilon(1e-6));
+}
+
+TEST_CASE("stated recomputation is read through the [[recompute]] rules, first match wins") {
+  // MaxText's remat_policy=full re-runs the whole layer (it was once read as no recomputation).
+  RowScenario v4 = map_row(model(), presets(), published_row("mtx-v4-22b-1x128"));
+  REQUIRE_MESSAGE(v4.unbuildable.empty(), v4.unbuildable);
+  CHECK(v4.assign.at("par.act.recompute_fraction") == 1);
+  CHECK(v4.variants.at("arch.act.values_per_token_dim") == "full");
+  // remat_policy=minimal saves the weight GEMMs' outputs: nothing of the GEMMs is re-run, selective memory.
+  RowScenario v5 = map_row(model(), presets(), published_row("mtx-v5p-32b-1x128"));
+  CHECK(v5.assign.at("par.act.recompute_fraction") == 0);
+  CHECK(v5.variants.at("arch.act.values_per_token_dim") == "selective");
+  // torchtitan's per-op SAC saves every matmul output but every second one: half the GEMMs re-run.
+  RowScenario tao = map_row(model(), presets(), published_row("tao-b200-8b-bf16"));
+  CHECK(tao.assign.at("par.act.recompute_fraction") == 0.5);
+  CHECK(has_assumption(tao, "per-op selective checkpointing"));
+  // A stated policy no rule knows is read as none, and the report says so.
+  RowScenario v6 = map_row(model(), presets(), published_row("mtx-v6e-moe700b-final-1pod"));
+  CHECK(v6.assign.at("par.act.recompute_fraction") == 0);
+  CHECK(has_assumption(v6, "matches no [[recompute]] rule"));
+  const std::string head = "[presets]\n[variables]\n[constants]\n[variants]\n[precision]\n[targets]\n[breakdown]\n[unstated]\n"
+                           "[[hardware]]\npreset = \"p\"\nall = [\"x\"]\n";
+  MappingTable t = parse_mapping_table(head + "[[recompute]]\nall = [\"Remat Policy=Half\"]\nfraction = 0.5\nmemory = \"recompute_selective\"\nwhy = \"w\"\n", "m.toml");
+  REQUIRE(match_recompute(t, "remat_policy=half (custom)"));
+  CHECK(match_recompute(t, "remat_policy=half")->fraction == 0.5);
+  CHECK(!match_recompute(t, "none"));
+  CHECK_THROWS_WITH_AS(parse_mapping_table(head + "[[recompute]]\nall = [\"x\"]\nfraction = 2\nmemory = \"recompute_full\"\nwhy = \"w\"\n", "m.toml"),
+                       doctest::Contains("m.toml:14:12: a recompute fraction must lie in [0, 1]"), MappingError);
+  CHECK_THROWS_WITH_AS(parse_mapping_table(head + "[[recompute]]\nall = [\"x\"]\nfraction = 1\nmemory = \"most\"\nwhy = \"w\"\n", "m.toml"),
+                       doctest::Contains("memory must be recompute_none, recompute_selective or recompute_full"), MappingError);
+}
+
+TEST_CASE("a setting the row's notes imply: overlap-param-gather needs Megatron's distributed optimizer") {
+  RowScenario s = map_row(model(), presets(), published_row("mlm24-h100-weak-70b"));
+  REQUIRE_MESSAGE(s.unbuildable.empty(), s.unbuildable);
+  CHECK(s.assign.at("par.zero.stage") == 1);
+  CHECK(has_assumption(s, "zero_fsdp not given: distributed optimizer from the row's notes"));
+  // A row whose notes do not name it keeps its own (empty) sharding.
+  RowScenario n = map_row(model(), presets(), published_row("nar21-t1-1.7b"));
+  CHECK(!has_assumption(n, "distributed optimizer from the row's notes"));
+}
+
+TEST_CASE("FP8 recipes keep attention at the 16-bit tensor rate; MoE rows divide the routed experts over EP") {
+  // torchtitan's Float8 rows cast only the linear layers: attention runs at the measured BF16 rate,
+  // 794.5 / 1402.6 = 0.5664 of the FP8 GEMM roof on H100 (Bekman's MAMF table).
+  RowScenario fp8 = map_row(model(), presets(), published_row("tt24-t2-8b-cp1-s32k"));
+  REQUIRE_MESSAGE(fp8.unbuildable.empty(), fp8.unbuildable);
+  CHECK(resolved(fp8, "kernel.attn.matmul_ceiling") / resolved(fp8, "kernel.compute_ceiling") == doctest::Approx(794.5 / 1402.6).epsilon(1e-3));
+  RowScenario bf16 = map_row(model(), presets(), published_row("mpt-h100-bf16-7b-s2048-g8"));
+  CHECK(resolved(bf16, "kernel.attn.matmul_ceiling") == doctest::Approx(resolved(bf16, "kernel.compute_ceiling")).epsilon(1e-12));
+  // MaxText's 700B MoE on v6e: 56 layers x 16 experts x 3 x 8192 x 32768 = 721.4B expert weights of 754B;
+  // with EP 16 a chip keeps 1/16 of them: resident share (754 - 721.4 x 15/16) / 754 = 0.103 (within 2%).
+  RowScenario moe = map_row(model(), presets(), published_row("mtx-v6e-moe700b-final-1pod"));
+  REQUIRE_MESSAGE(moe.unbuildable.empty(), moe.unbuildable);
+  CHECK(resolved(moe, "par.resident_share") == doctest::Approx(0.103).epsilon(0.02));
 }
