@@ -94,7 +94,7 @@ def version_of_both_tools(cli):
     for tool in ("gpu-stack", "gstackc"):
         p = subprocess.run([os.path.join(bin_dir(cli), tool), "--version"], capture_output=True, text=True)
         check(p.returncode == 0, f"{tool} --version exit {p.returncode}")
-        check(p.stdout.strip() == f"{tool} {version} (registry image format 1)", p.stdout)
+        check(p.stdout.strip() == f"{tool} {version} (registry image format 2)", p.stdout)
 
 
 def complete(script, command, words):

@@ -40,9 +40,9 @@ def validate_cross_validate_family(cli):
     o = j["overall"]
     check(o["n"] == 71 and len(j["families"]) == 9, f"71 rows in 9 families, got {o['n']} in {len(j['families'])}")
     # Out of sample, with a relative tolerance of 8% on each pinned number (docs/calibration.md).
-    for key, want in (("median_ape", 18.5), ("mean_ape", 27.1), ("baseline_median_ape", 37.6), ("baseline_mean_ape", 69.8)):
+    for key, want in (("median_ape", 10.3), ("mean_ape", 23.0), ("baseline_median_ape", 37.6), ("baseline_mean_ape", 69.8)):
         check(abs(o[key] - want) <= 0.08 * want, f"overall {key} {o[key]:.2f} vs {want}")
-    check(abs(o["coverage_90"] - 0.887) <= 0.06, f"90% coverage {o['coverage_90']}")
+    check(abs(o["coverage_90"] - 0.789) <= 0.06, f"90% coverage {o['coverage_90']}")
     check(o["median_ape"] < o["baseline_median_ape"] and o["mean_ape"] < o["baseline_mean_ape"], "beats the constant-MFU rule overall")
     for f in j["families"]:
         check(set(f["fitted_without"]) == set(j["parameters"]), f"{f['family']}: the fold's parameters are listed")
@@ -83,8 +83,8 @@ def cross_validation_honours_no_search(cli):
     searched = cli.json("validate", "--cross-validate", "family", image="model")
     defaults = cli.json("validate", "--cross-validate", "family", "--no-search", image="model")
     check(searched["unstated_settings"] == "search" and defaults["unstated_settings"] == "defaults", "the mode is reported")
-    # With the old defaults (micro-batch 1, no interleaving, no recomputation) the 71 rows give 18.0% / 26.6%.
+    # With the old defaults (micro-batch 1, no interleaving, no recomputation) the 71 rows give 11.35% / 27.05%.
     o = defaults["overall"]
-    for key, want in (("median_ape", 18.0), ("mean_ape", 26.6)):
+    for key, want in (("median_ape", 11.35), ("mean_ape", 27.05)):
         check(abs(o[key] - want) <= 0.005 * want, f"overall {key} {o[key]:.3f} vs {want}")
     check(o["median_ape"] != searched["overall"]["median_ape"], "the search changes the predictions")

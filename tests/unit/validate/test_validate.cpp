@@ -308,7 +308,10 @@ TEST_CASE("the fitted preset text is a preset that assigns the fitted values") {
   CHECK(text.find("median APE 3%") != std::string::npos);
 }
 
-TEST_CASE("golden: the shipped calibration predicts the calibration set's tier-A throughput within 5% median APE") {
+// The shared parameters are fitted on 69 rows of nine families; this file's 24 rows (Megatron-LM 2021 and
+// MPT) are a third of them, so in sample they give 6.5% (4.7% when the fit was pulled by a misread
+// recompute and FP8 attention priced at the FP8 rate). The accuracy that counts is the cross-validated one.
+TEST_CASE("golden: the shipped calibration predicts the calibration set's tier-A throughput within 7% median APE") {
   auto rows = read_runs(kRuns);
   REQUIRE(rows.size() == 54);
   ValidationReport rep = run_validation(model(), presets(), rows, kRuns);
@@ -329,7 +332,7 @@ TEST_CASE("golden: the shipped calibration predicts the calibration set's tier-A
   const MetricSummary& t = rep.summary_tier_a.at("throughput");
   MESSAGE("tier-A throughput: n " << t.n << ", median APE " << t.median_ape << "%, mean APE " << t.mean_ape << "%");
   CHECK(t.n >= 20);
-  CHECK(t.median_ape <= 5.0);
+  CHECK(t.median_ape <= 7.0);
   const std::string json = report_json(rep);
   CHECK(json.find("\"summary\"") != std::string::npos);
   CHECK(json.find("\"median_ape\"") != std::string::npos);
