@@ -192,10 +192,4 @@ SimInputs inputs_from_values(const std::map<std::string, double>& resolved) {
   return {workload_from_values(resolved), facility_from_values(resolved)};
 }
 
-std::map<std::string, double> model_values_by_role(const std::vector<std::pair<std::string, double>>& by_role) {
-  std::map<std::string, double> out;
-  for (const auto& [role, value] : by_role) out[model_variable_for(role).name] = value;
-  return out;
-}
-
 }  // namespace gs::sim

@@ -73,14 +73,10 @@ const ModelVariable& model_variable_for(const std::string& role);  // throws std
 std::string model_inputs_path();
 // Values keyed by the engine's roles ({"t_step", 1.5}, ...) re-keyed by the model variables bound to them,
 // for reference scenarios that set the simulator's inputs directly. Throws std::logic_error on an unknown role.
-std::map<std::string, double> model_values_by_role(const std::vector<std::pair<std::string, double>>& by_role);  // <presets>/sim/model-inputs.toml (GSTACK_PRESETS moves the presets)
+std::map<std::string, double> model_values_by_role(const std::vector<std::pair<std::string, double>>& by_role);
 // Parses a bindings file (exposed for tests); every role the engine uses must be bound exactly once.
 std::vector<ModelVariable> parse_model_inputs(const std::string& toml_text, const std::string& origin);
 
-// The model variables for values given by engine role ({"t_step", 6.2} -> {"training.t_step", 6.2}), so
-// code that builds a scenario (the ported experiments) names roles, never model variables. Throws
-// std::logic_error on an unknown role.
-std::map<std::string, double> model_values_by_role(const std::vector<std::pair<std::string, double>>& by_role);
 
 // Map resolved model variables (each in its listed working unit) to inputs. Each throws std::invalid_argument naming every
 // missing required variable, every unknown name and every value outside its domain; variables of the
