@@ -300,10 +300,25 @@ std::optional<bool> decide(const ex& c) {
   return !d->is_negative();  // greater or equal
 }
 
-bool is_undefined(const ex& e) { return e.has(undefined()) || e.has(overflowed()); }
+namespace {
+// Whether `marker` (a symbol) occurs in `e`. GiNaC's ex::has walks the expression as a tree, which is
+// exponential in depth when subexpressions are shared (an answer in many missing inputs through a deep
+// cone); each_node visits each shared node once.
+bool contains_symbol(const ex& e, const ex& marker) {
+  if (GiNaC::is_a<numeric>(e)) return false;
+  bool found = false;
+  each_node(e, [&](const ex& x) {
+    found = GiNaC::is_a<GiNaC::symbol>(x) && x.is_equal(marker);
+    return !found;
+  });
+  return found;
+}
+}  // namespace
+
+bool is_undefined(const ex& e) { return contains_symbol(e, undefined()) || contains_symbol(e, overflowed()); }
 
 std::string undefined_reason(const ex& e) {
-  if (e.has(overflowed())) return "a value exceeds the range of a double (about 1.8e308)";
+  if (contains_symbol(e, overflowed())) return "a value exceeds the range of a double (about 1.8e308)";
   return "division by zero";
 }
 
