@@ -68,9 +68,9 @@ int tiers(const Setup& s) {
   std::printf("plan_tiers: LLVM load and JIT set-up (once per process): %.2f ms\n", llvm_load * 1e3);
   std::printf("  %-28s %6s %10s %10s %11s %11s %7s %12s %14s\n", "target", "steps", "interp ms", "jit ms", "interp ns/r",
               "jit ns/r", "ratio", "crossover", "+LLVM load");
-  for (const char* name : gs::kHeadlineTargets) {
-    auto id = s.reg.find_var(name);
-    if (!id) continue;
+  for (const gs::Export& headline : s.reg.exports(gs::kExportHeadline)) {
+    const std::string name = s.reg.var(headline.var).name;
+    const uint32_t* id = &headline.var;
     gs::Plan plan(s.reg, s.preset.assignments, s.preset.variants, {*id}, s.uncertain());
     if (!plan.complete()) continue;
     auto t = Clock::now();
@@ -83,7 +83,7 @@ int tiers(const Setup& s) {
     const double gain = row_interp - row_jit;
     const double cross = gain > 0 ? (jit_build - interp_build) / gain : INFINITY;
     const double cross_load = gain > 0 ? (jit_build + llvm_load - interp_build) / gain : INFINITY;
-    std::printf("  %-28s %6zu %10.3f %10.3f %11.1f %11.1f %6.1fx %12.0f %14.0f\n", name, plan.program().steps.size(), interp_build * 1e3,
+    std::printf("  %-28s %6zu %10.3f %10.3f %11.1f %11.1f %6.1fx %12.0f %14.0f\n", name.c_str(), plan.program().steps.size(), interp_build * 1e3,
                 jit_build * 1e3, row_interp * 1e9, row_jit * 1e9, row_interp / row_jit, cross, cross_load);
   }
   std::printf("  crossover: rows from which compiling pays (JIT compile vs interpreter build, per-row difference);\n"

@@ -238,7 +238,9 @@ bool PresetLibrary::is_external(const Preset& p) const {
 
 std::string PresetLibrary::locate(const std::string& name_or_path, const std::string& base_dir) const {
   const bool is_path = name_or_path.find('/') != std::string::npos || name_or_path.ends_with(".toml");
-  if (is_path && fs::exists(name_or_path)) return name_or_path;
+  // The error_code form: a name too long for the file system (ENAMETOOLONG) is "not there", not a throw.
+  std::error_code ec;
+  if (is_path && fs::exists(name_or_path, ec)) return name_or_path;
   // Relative names resolve next to the extending file first, then in the presets directory, so
   // "packs/nvlink3_hdr" finds presets/packs/nvlink3_hdr.toml.
   const std::string file = name_or_path.ends_with(".toml") ? name_or_path : name_or_path + ".toml";
@@ -246,7 +248,7 @@ std::string PresetLibrary::locate(const std::string& name_or_path, const std::st
     for (const std::string& dir : {base_dir, dir_}) {
       if (dir.empty()) continue;
       fs::path p = fs::path(dir) / file;
-      if (fs::exists(p)) return p.string();
+      if (fs::exists(p, ec)) return p.string();
     }
   }
   if (is_path) throw PresetError("cannot read preset file '" + name_or_path + "'");

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
+#include <unordered_map>
 #include <unordered_set>
 
 #include <cln/float.h>
@@ -557,6 +558,36 @@ class Printer {
 
 }  // namespace
 
-std::string to_string(const ex& e) { return Printer().print(e, 0); }
+// The size of `e` written out as a tree, counting shared subexpressions each time they are used, capped
+// at `cap`. Visits each shared node once (post-order over the DAG), so it costs the DAG's size.
+size_t printed_size(const ex& e, size_t cap) {
+  std::unordered_map<const GiNaC::basic*, size_t> size;
+  std::vector<std::pair<ex, bool>> stack{{e, false}};
+  while (!stack.empty()) {
+    auto [x, expanded] = stack.back();
+    stack.pop_back();
+    const GiNaC::basic* key = &GiNaC::ex_to<GiNaC::basic>(x);
+    if (size.count(key)) continue;
+    if (!expanded) {
+      stack.push_back({x, true});
+      for (size_t i = 0; i < x.nops(); ++i) stack.push_back({x.op(i), false});
+      continue;
+    }
+    size_t n = 1;
+    for (size_t i = 0; i < x.nops() && n < cap; ++i) n = std::min(cap, n + size[&GiNaC::ex_to<GiNaC::basic>(x.op(i))]);
+    size[key] = n;
+  }
+  return size[&GiNaC::ex_to<GiNaC::basic>(e)];
+}
+
+std::string to_string(const ex& e) {
+  // A formula in many missing inputs through a deep cone shares its subexpressions; written out it can
+  // be exponentially long (hundreds of megabytes, minutes to print). Past this size it is not printed.
+  constexpr size_t kMaxPrintedTerms = 200000;
+  if (printed_size(e, kMaxPrintedTerms + 1) > kMaxPrintedTerms)
+    return "(a formula of more than " + std::to_string(kMaxPrintedTerms) +
+           " terms, not printed: assign the missing inputs to get a number)";
+  return Printer().print(e, 0);
+}
 
 }  // namespace gs::sym

@@ -76,6 +76,9 @@ bool is_undefined(const GiNaC::ex& e);
 std::string undefined_reason(const GiNaC::ex& e);
 
 // Printable form with numbers shown as decimals. The term order is GiNaC's and may differ between runs.
+// A formula longer than 200,000 terms written out is replaced by a sentence saying so.
 std::string to_string(const GiNaC::ex& e);
+// How many terms `e` has written out as a tree (shared subexpressions counted at each use), at most `cap`.
+size_t printed_size(const GiNaC::ex& e, size_t cap);
 
 }  // namespace gs::sym

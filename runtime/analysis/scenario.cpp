@@ -17,11 +17,12 @@ namespace {
 // that, so attribution simply stops there).
 std::string locate_layer(const std::string& entry, const std::string& from_dir, const std::string& presets_dir) {
   const std::string file = entry.ends_with(".toml") ? entry : entry + ".toml";
-  if ((entry.find('/') != std::string::npos || entry.ends_with(".toml")) && fs::exists(entry)) return entry;
+  std::error_code ec;  // a name too long for the file system is "not found", not a throw
+  if ((entry.find('/') != std::string::npos || entry.ends_with(".toml")) && fs::exists(entry, ec)) return entry;
   for (const std::string& dir : {from_dir, presets_dir}) {
     if (dir.empty()) continue;
     fs::path p = fs::path(dir) / file;
-    if (fs::exists(p)) return p.string();
+    if (fs::exists(p, ec)) return p.string();
   }
   return "";
 }

@@ -19,7 +19,8 @@ std::string default_image_path(const fs::path& build_dir) {
 }
 
 Registry load_registry(const std::string& path) {
-  if (!fs::exists(path))
+  std::error_code ec;
+  if (!fs::exists(path, ec))
     throw ImageError("cannot find the registry image '" + path + "'; build it (cmake --build build) or pass --image FILE");
   return Registry::load(path);
 }
