@@ -559,25 +559,39 @@ class Printer {
 }  // namespace
 
 // The size of `e` written out as a tree, counting shared subexpressions each time they are used, capped
-// at `cap`. Visits each shared node once (post-order over the DAG), so it costs the DAG's size.
+// at `cap`. A depth-first walk that remembers each shared node's size, so it costs the DAG's size. Some
+// GiNaC nodes build their operands anew on each op(i) call (a sum's coefficient times a term), so every
+// node visited is kept alive: a freed temporary's address must never be mistaken for a remembered node.
 size_t printed_size(const ex& e, size_t cap) {
-  std::unordered_map<const GiNaC::basic*, size_t> size;
-  std::vector<std::pair<ex, bool>> stack{{e, false}};
+  struct Frame {
+    ex x;
+    size_t next = 0;
+    size_t size = 1;
+  };
+  std::unordered_map<const GiNaC::basic*, size_t> size_of;
+  std::vector<ex> keep;
+  std::vector<Frame> stack{{e}};
+  size_t result = 0;
   while (!stack.empty()) {
-    auto [x, expanded] = stack.back();
-    stack.pop_back();
-    const GiNaC::basic* key = &GiNaC::ex_to<GiNaC::basic>(x);
-    if (size.count(key)) continue;
-    if (!expanded) {
-      stack.push_back({x, true});
-      for (size_t i = 0; i < x.nops(); ++i) stack.push_back({x.op(i), false});
+    Frame& f = stack.back();
+    if (f.next < f.x.nops() && f.size < cap) {
+      ex child = f.x.op(f.next++);
+      const GiNaC::basic* key = &GiNaC::ex_to<GiNaC::basic>(child);
+      if (auto it = size_of.find(key); it != size_of.end()) {
+        f.size = std::min(cap, f.size + it->second);
+        continue;
+      }
+      keep.push_back(child);
+      stack.push_back({child});
       continue;
     }
-    size_t n = 1;
-    for (size_t i = 0; i < x.nops() && n < cap; ++i) n = std::min(cap, n + size[&GiNaC::ex_to<GiNaC::basic>(x.op(i))]);
-    size[key] = n;
+    const size_t done = f.size;
+    size_of[&GiNaC::ex_to<GiNaC::basic>(f.x)] = done;
+    stack.pop_back();
+    if (stack.empty()) result = done;
+    else stack.back().size = std::min(cap, stack.back().size + done);
   }
-  return size[&GiNaC::ex_to<GiNaC::basic>(e)];
+  return result;
 }
 
 std::string to_string(const ex& e) {

@@ -3,6 +3,7 @@
 //   gstackc compile PATH... -o FILE [--json]
 //   gstackc completion bash | gstackc --version
 //   gstackc fmt [--check] PATH...
+//   gstackc lsp            (the language server on stdin/stdout, as gstack-lsp)
 // Exit status: 0 clean, 1 model errors (fmt --check: files that would change), 2 bad usage or unreadable
 // input (fmt: also a file that does not parse).
 #include <CLI/CLI.hpp>
@@ -14,6 +15,7 @@
 #include "tools/cli_extras.h"
 #include "compiler/fmt.h"
 #include "image/atomic_file.h"
+#include "lsp/stdio.h"
 
 namespace {
 
@@ -106,6 +108,9 @@ int main(int argc, char** argv) {
   auto* fmt = app.add_subcommand("fmt", "Rewrite model files in the canonical layout (whitespace only; comments kept)");
   fmt->add_option("paths", paths, "model files or directories")->required();
   fmt->add_flag("--check", fmt_check, "change nothing; list the files that would change and exit 1 if any");
+  auto* lsp = app.add_subcommand("lsp", "Run the language server on stdin/stdout for editors (the same server as gstack-lsp; docs/editors.md)");
+  bool lsp_stdio = false;
+  lsp->add_flag("--stdio", lsp_stdio, "accepted and ignored: stdio is the only transport");
 
   try {
     app.parse(argc, argv);
@@ -123,6 +128,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (fmt->parsed()) return run_fmt(paths, fmt_check);
+  if (lsp->parsed()) return gs::lsp::serve_stdio();
   if (compile->parsed())
     if (auto refusal = output_refusal(output, paths)) {
       std::cerr << "gstackc: " << *refusal << "\n";
