@@ -2,42 +2,17 @@
 
 #include <cstdio>
 
+#include "image/expr.h"
+
 namespace gs::compiler {
 namespace {
 
-// Binding strength as in grammar/GStack.g4: a higher number binds tighter.
+// Binding strength as in grammar/GStack.g4 (op_precedence): a higher number binds tighter.
 int precedence(const AExpr& e) {
-  if (e.k == AExpr::K::Neg) return 7;
-  if (e.k == AExpr::K::Not) return 3;
+  if (e.k == AExpr::K::Neg) return op_precedence(Op::Neg);
+  if (e.k == AExpr::K::Not) return op_precedence(Op::Not);
   if (e.k != AExpr::K::Binary) return 9;
-  switch (e.op) {
-    case Op::Or: return 1;
-    case Op::And: return 2;
-    case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne: return 4;
-    case Op::Add: case Op::Sub: return 5;
-    case Op::Mul: case Op::Div: return 6;
-    case Op::Pow: return 8;
-    default: return 9;
-  }
-}
-
-const char* op_text(Op op) {
-  switch (op) {
-    case Op::Add: return "+";
-    case Op::Sub: return "-";
-    case Op::Mul: return "*";
-    case Op::Div: return "/";
-    case Op::Pow: return "^";
-    case Op::Lt: return "<";
-    case Op::Le: return "<=";
-    case Op::Gt: return ">";
-    case Op::Ge: return ">=";
-    case Op::Eq: return "==";
-    case Op::Ne: return "!=";
-    case Op::And: return "and";
-    case Op::Or: return "or";
-    default: return "?";
-  }
+  return op_precedence(e.op);
 }
 
 std::string number(double v) {
@@ -88,7 +63,7 @@ std::string print_expr(const AExpr& e) {
       // Left-associative operators need parentheses for an equal-strength right operand; '^' is
       // right-associative, so there the left one needs them.
       const bool right_assoc = e.op == Op::Pow;
-      return operand(e.kids[0], right_assoc ? p + 1 : p) + " " + op_text(e.op) + " " + operand(e.kids[1], right_assoc ? p : p + 1);
+      return operand(e.kids[0], right_assoc ? p + 1 : p) + " " + op_token(e.op) + " " + operand(e.kids[1], right_assoc ? p : p + 1);
     }
     case AExpr::K::Call: {
       std::string s = e.text + "(";

@@ -34,9 +34,28 @@ std::vector<uint32_t> expr_variables(const Expr& e) {
   return ids;
 }
 
-namespace {
+const char* op_token(Op op) {
+  switch (op) {
+    case Op::Add: return "+";
+    case Op::Sub: return "-";
+    case Op::Mul: return "*";
+    case Op::Div: return "/";
+    case Op::Pow: return "^";
+    case Op::Neg: return "neg";
+    case Op::Lt: return "<";
+    case Op::Le: return "<=";
+    case Op::Gt: return ">";
+    case Op::Ge: return ">=";
+    case Op::Eq: return "==";
+    case Op::Ne: return "!=";
+    case Op::And: return "and";
+    case Op::Or: return "or";
+    case Op::Not: return "not";
+    default: return "?";
+  }
+}
 
-int precedence(Op op) {
+int op_precedence(Op op) {
   switch (op) {
     case Op::Or: return 1;
     case Op::And: return 2;
@@ -50,23 +69,12 @@ int precedence(Op op) {
   }
 }
 
-const char* symbol(Op op) {
-  switch (op) {
-    case Op::Add: return " + ";
-    case Op::Sub: return " - ";
-    case Op::Mul: return "*";
-    case Op::Div: return "/";
-    case Op::Pow: return "^";
-    case Op::Lt: return " < ";
-    case Op::Le: return " <= ";
-    case Op::Gt: return " > ";
-    case Op::Ge: return " >= ";
-    case Op::Eq: return " == ";
-    case Op::Ne: return " != ";
-    case Op::And: return " and ";
-    case Op::Or: return " or ";
-    default: return "?";
-  }
+namespace {
+
+// Binary operators that the printer spaces (" + ", " <= ", " and "); products and powers stay tight.
+std::string symbol(Op op) {
+  const bool tight = op == Op::Mul || op == Op::Div || op == Op::Pow;
+  return tight ? std::string(op_token(op)) : " " + std::string(op_token(op)) + " ";
 }
 
 std::string number_text(double v) {
@@ -116,7 +124,7 @@ std::string render(const Expr& e, const std::vector<std::string>& names) {
       }
       default: {
         Item b = pop(), a = pop();
-        int p = precedence(n.op);
+        int p = op_precedence(n.op);
         bool right_assoc = n.op == Op::Pow;
         std::string left = wrap(a, right_assoc ? p + 1 : p);
         std::string right = wrap(b, (n.op == Op::Sub || n.op == Op::Div || right_assoc) ? p + 1 : p);

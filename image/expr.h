@@ -38,6 +38,10 @@ struct FuncInfo {
   bool needs_dimensionless;  // argument must be dimensionless (transcendental functions)
 };
 const FuncInfo& func_info(Func f);
+// An operator's token in .gstack source ("+", "<=", "and"; "neg" and "not" for the unary ones) and its
+// binding strength as in grammar/GStack.g4 (a higher number binds tighter), shared by every printer.
+const char* op_token(Op op);
+int op_precedence(Op op);
 bool func_by_name(const std::string& name, Func& out);
 
 struct Node {

@@ -8,6 +8,7 @@
 #include "runtime/presets.h"
 #include "runtime/resolver.h"
 #include "image/text_file.h"
+#include "runtime/toml_file.h"
 
 namespace gs {
 namespace {
@@ -44,13 +45,7 @@ std::optional<uint32_t> lone_variable(const Expr& e) {
 
 std::optional<MemoryFitCheck> parse_memory_fit_check(const Registry& reg, const std::string& text, const std::string& path,
                                                      bool partial_model) {
-  toml::table doc;
-  try {
-    doc = toml::parse(text, path);
-  } catch (const toml::parse_error& e) {
-    throw PresetError(path + ":" + std::to_string(e.source().begin.line) + ":" + std::to_string(e.source().begin.column) +
-                      ": malformed TOML: " + std::string(e.description()));
-  }
+  const toml::table doc = parse_toml_text(text, path);
   const toml::table* m = doc.get_as<toml::table>("memory");
   if (!m) throw PresetError(path + ": missing [memory] (the constraint that decides whether a layout fits in HBM)");
   MemoryFitCheck c;

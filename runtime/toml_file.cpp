@@ -12,6 +12,10 @@ toml::table read_toml_file(const std::string& path) {
   } catch (const TextFileError& e) {
     throw PresetError(e.what());
   }
+  return parse_toml_text(text, path);
+}
+
+toml::table parse_toml_text(const std::string& text, const std::string& path) {
   try {
     return toml::parse(text, path);
   } catch (const toml::parse_error& e) {

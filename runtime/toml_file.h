@@ -11,6 +11,8 @@ namespace gs {
 
 // Parses `path`; a missing file or malformed TOML throws PresetError ("FILE:LINE:COL: malformed TOML: ...").
 toml::table read_toml_file(const std::string& path);
+// Parses text read from `path` (for callers that read the file themselves); errors as read_toml_file.
+toml::table parse_toml_text(const std::string& text, const std::string& path);
 // The strings of an array node (other items and a missing node give nothing).
 std::vector<std::string> toml_strings(const toml::node* n);
 

@@ -56,27 +56,6 @@ std::optional<double> finite(const GiNaC::ex& e) {
 
 json number_or_null(std::optional<double> d) { return d && std::isfinite(*d) ? json(*d) : json(nullptr); }
 
-const char* op_token(Op op) {
-  switch (op) {
-    case Op::Add: return "+";
-    case Op::Sub: return "-";
-    case Op::Mul: return "*";
-    case Op::Div: return "/";
-    case Op::Pow: return "^";
-    case Op::Neg: return "neg";
-    case Op::Lt: return "<";
-    case Op::Le: return "<=";
-    case Op::Gt: return ">";
-    case Op::Ge: return ">=";
-    case Op::Eq: return "==";
-    case Op::Ne: return "!=";
-    case Op::And: return "and";
-    case Op::Or: return "or";
-    case Op::Not: return "not";
-    default: return "?";
-  }
-}
-
 // Postfix program for the page's stack machine: numbers stay numbers, a variable is ["v", id], a local
 // binder ["l", slot], a call ["f", name, argc], a piecewise ["p", argc], an operator its token.
 json program_of(const Expr& e) {

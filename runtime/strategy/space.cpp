@@ -8,6 +8,7 @@
 
 #include "runtime/presets.h"
 #include "image/text_file.h"
+#include "runtime/toml_file.h"
 
 namespace gs::strategy {
 namespace {
@@ -198,13 +199,7 @@ StrategySpace load_strategy_space(const Registry& reg, const std::string& path) 
 }
 
 StrategySpace parse_strategy_space(const Registry& reg, const std::string& text, const std::string& path) {
-  toml::table doc;
-  try {
-    doc = toml::parse(text, path);
-  } catch (const toml::parse_error& e) {
-    throw PresetError(path + ":" + std::to_string(e.source().begin.line) + ":" + std::to_string(e.source().begin.column) +
-                      ": malformed TOML: " + std::string(e.description()));
-  }
+  const toml::table doc = parse_toml_text(text, path);
   const Reader r(reg, path);
   StrategySpace s;
   s.path = path;
