@@ -7,6 +7,7 @@
 #include <queue>
 #include <sstream>
 
+#include "bench/bench_units.h"
 #include "compiler/compile.h"
 #include "runtime/research/protocol.h"
 #include "runtime/sim/engine.h"
@@ -77,19 +78,9 @@ void BM_StdPriorityQueue(benchmark::State& state) {
 }
 BENCHMARK(BM_StdPriorityQueue)->Arg(5000000)->Unit(benchmark::kMillisecond);
 
-const gs::UnitTable& units() {
-  static const gs::UnitTable table = [] {
-    std::ifstream in(GSTACK_SOURCE_DIR "/model/00_units.gstack");
-    std::stringstream text;
-    text << in.rdbuf();
-    return gs::compiler::compile_sources({gs::compiler::SourceFile::from_text("00_units.gstack", text.str())}).image->units;
-  }();
-  return table;
-}
-
 // The frontier-scale run: 16,384 GPUs, 54 days, the Llama 3 failure data, checkpoint-restart.
 void BM_Simulate_Llama3_16k_54d(benchmark::State& state) {
-  Scenario sc = load_scenario_toml(GSTACK_SOURCE_DIR "/presets/sim/llama3-405b-16k.toml", units());
+  Scenario sc = load_scenario_toml(GSTACK_SOURCE_DIR "/presets/sim/llama3-405b-16k.toml", shipped_units());
   uint64_t events = 0;
   for (auto _ : state) {
     SimResult r = simulate(sc, {sc.seed + uint64_t(state.iterations()), std::nullopt});

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_units.h"
 #include "compiler/compile.h"
 #include "runtime/rng.h"
 #include "runtime/sim/engine.h"
@@ -103,21 +104,11 @@ double priority_queue_rate(int64_t events) {
   return double(events) / s;
 }
 
-const gs::UnitTable& units() {
-  static const gs::UnitTable table = [] {
-    std::ifstream in(GSTACK_SOURCE_DIR "/model/00_units.gstack");
-    std::stringstream text;
-    text << in.rdbuf();
-    return gs::compiler::compile_sources({gs::compiler::SourceFile::from_text("00_units.gstack", text.str())}).image->units;
-  }();
-  return table;
-}
-
 // The shipped Llama 3 scenario with its one job scaled to `gpus` GPUs (a whole number of its replicas)
 // and the site's hot spares in the same proportion. Failure rates are per unit, so the failures scale with
 // the fleet as the source's rates imply.
 Scenario scaled_llama3(uint64_t gpus) {
-  Scenario sc = load_scenario_toml(GSTACK_SOURCE_DIR "/presets/sim/llama3-405b-16k.toml", units());
+  Scenario sc = load_scenario_toml(GSTACK_SOURCE_DIR "/presets/sim/llama3-405b-16k.toml", shipped_units());
   SiteSpec& site = sc.sites.at(0);
   JobSpec& job = sc.jobs.at(0);
   uint32_t base_job_nodes = job.placement.at(0).nodes, base_spares = site.nodes - base_job_nodes;

@@ -75,12 +75,12 @@ std::optional<MemoryFitCheck> parse_memory_fit_check(const Registry& reg, const 
 }
 
 std::optional<MemoryFitCheck> load_memory_fit_check(const Registry& reg, const std::string& presets_dir) {
-  const std::string path = (std::filesystem::path(presets_dir) / "headlines.toml").string();
+  const std::string path = (std::filesystem::path(presets_dir) / "memory_fit.toml").string();
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return std::nullopt;
   std::string raw;
   try {
-    raw = read_text_file(path, "headlines file");  // bounded: a planted /dev/zero does not hang us
+    raw = read_text_file(path, "memory-fit file");  // bounded: a planted /dev/zero does not hang us
   } catch (const TextFileError& e) {
     throw PresetError(e.what());
   }

@@ -1,6 +1,6 @@
 // Whether a layout fits in HBM, for the commands that answer questions under a layout (`resolve`,
 // `sweep`). Which model constraint decides it, and the parts of the per-GPU memory shown beside it, are
-// data (presets/headlines.toml, [memory]); the constraint's two sides are the memory a GPU needs and the
+// data (presets/memory_fit.toml, [memory]); the constraint's two sides are the memory a GPU needs and the
 // capacity it has. A layout that does not fit is reported as not fitting, never as a normal answer.
 #pragma once
 
@@ -27,7 +27,7 @@ struct MemoryFitCheck {
   std::vector<Part> parts;     // the breakdown of `required`, in display order
 };
 
-// <presets_dir>/headlines.toml. Nothing when the file is absent (a user's own presets folder) or the
+// <presets_dir>/memory_fit.toml. Nothing when the file is absent (a user's own presets folder) or the
 // model has no such constraint (a partial model, such as the runtime's test model); throws PresetError
 // with FILE:LINE:COL on a malformed file.
 std::optional<MemoryFitCheck> load_memory_fit_check(const Registry& reg, const std::string& presets_dir);

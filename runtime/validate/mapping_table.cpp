@@ -89,11 +89,11 @@ MappingTable parse_mapping_table(const std::string& text, const std::string& pat
   } catch (const toml::parse_error& e) {
     throw MappingError(where(path, e.source()) + ": malformed TOML: " + std::string(e.description()));
   }
-  static const std::vector<std::string> kKeys = {"default_runs", "presets", "variables", "constants", "variants", "precision",
+  static const std::vector<std::string> kKeys = {"schema", "default_runs", "presets", "variables", "constants", "variants", "precision",
                                                  "targets",      "breakdown", "hardware", "recompute", "unstated", "fit", "model_facts"};
   for (const auto& [key, node] : doc)
     if (std::find(kKeys.begin(), kKeys.end(), key.str()) == kKeys.end())
-      throw MappingError(where(path, key.source()) + ": unknown key '" + std::string(key.str()) + "' (expected one of default_runs, presets, variables, constants, variants, precision, targets, breakdown, hardware, recompute, unstated, fit, model_facts)");
+      throw MappingError(where(path, key.source()) + ": unknown key '" + std::string(key.str()) + "' (expected one of schema, default_runs, presets, variables, constants, variants, precision, targets, breakdown, hardware, recompute, unstated, fit, model_facts)");
   MappingTable t;
   t.path = path;
   t.default_runs = texts_of(path, doc.get("default_runs"), "default_runs");

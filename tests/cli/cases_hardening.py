@@ -118,3 +118,14 @@ def answer_in_many_missing_inputs_is_not_printed_out_in_full(cli):
     check(len(out) < 100_000, f"the answer stays short: {len(out)} characters")
     j = cli.json("resolve", "econ.cost.per_token", "--preset", "demo_rack", image="model")
     check(j["complete"] is False and j["formula"].startswith("(a formula of more than"), str(j.get("formula"))[:200])
+
+
+@case
+def scenario_audit_skips_the_data_files_beside_the_presets(cli):
+    # presets/validate/mapping.toml and presets/memory_fit.toml are data, not presets: each declares a
+    # `schema`, so the audit skips it instead of reporting its keys as unknown preset keys.
+    j = cli.json("scenario-audit", image="model")
+    check(j["errors"] == 0, f"no preset fails the audit: {j['errors']}")
+    paths = [p["path"] for p in j["presets"]]
+    check(not any(p.endswith("validate/mapping.toml") or p.endswith("memory_fit.toml") for p in paths),
+          "the data files are not audited as presets")

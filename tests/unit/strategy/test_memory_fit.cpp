@@ -1,4 +1,4 @@
-// Whether a layout fits in HBM (runtime/memory_fit): the check read from presets/headlines.toml, its
+// Whether a layout fits in HBM (runtime/memory_fit): the check read from presets/memory_fit.toml, its
 // verdict and breakdown on the default scenario with and without an oversized micro-batch, the sweep's
 // fits column, and bad check files.
 #include <doctest/doctest.h>
