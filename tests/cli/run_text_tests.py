@@ -12,12 +12,17 @@ The format (docs/testing.md has the full reference):
   GOLDEN name                  stdout equals tests/cli/golden/name.txt (image paths and %t normalised)
   NORMALIZE regex => text      rewrite stdout before GOLDEN/CHECK (e.g. wall-clock times)
   DIR folder = a b             the folder holds exactly these entries (e.g. no temporary file left behind)
+  SH command                   a setup step in bash (plant a link, copy a file); it must exit 0
+  READ path                    later checks read this file as if it were the last RUN's stdout
+  RUN@name ...; SAME name      label a RUN's stdout; SAME checks the last stdout equals it byte for byte
   JSON path op value           a check on the last RUN's stdout read as JSON
 
-JSON paths: a.b[0].c, list[key=value] (the first element whose key equals value), list[*] (every
-element), len(path), sum(path). Operators: = != < <= > >= , ~ (relative 1e-12, or `~ X rel 1e-6` /
-`~ X abs 1e-9`), contains, startswith, all= / any= (every / some element of a [*] path equals). The value
-is a JSON literal, a bare word (read as a string), or @path (another path of the same document).
+JSON paths: a.b[0].c, list[key=value] (the first element whose key equals value), list[?key=value] (every
+such element), list[*] (every element), len(path), sum(path), keys(path). Operators: = != < <= > >= , ~
+(relative 1e-12, or `~ X rel 1e-6` / `~ X abs 1e-9`), contains, !contains, startswith; `all OP` / `any OP`
+(every / some value of a many-valued path; `all=` is `all =`); sorted, sorted-desc, sorted-desc-abs (no
+value). A many-valued path compares whole with a list (`= [..]`) and contains tests membership. The value is a JSON literal, a bare word (read as a string), @path (another path of
+the same document) or =arithmetic (`=5200 * 1.5 / 3.6e9`, to show how an expected number is derived).
 
 Substitutions in every line: %t (a temporary folder kept for the case), %presets, %data, %model-image,
 %test-image, %gstackc.
@@ -62,6 +67,7 @@ class Context:
         self.exit_checked = True
         self.env = {}
         self.normalizers = []
+        self.labelled = {}
 
     def substitute(self, text):
         for key in sorted(self.subs, key=len, reverse=True):
@@ -97,11 +103,13 @@ def _literal(text):
 
 def select(doc, path):
     """The values at path: a list (one element unless the path has [*])."""
-    fn = re.fullmatch(r"(len|sum)\((.*)\)", path)
+    fn = re.fullmatch(r"(len|sum|keys)\((.*)\)", path)
     if fn:
         values = select(doc, fn.group(2))
         if fn.group(1) == "len":
             return [len(v) for v in values]
+        if fn.group(1) == "keys":
+            return [sorted(v) for v in values]
         return [sum(v.values()) if isinstance(v, dict) else sum(v) for v in values] if len(values) == 1 else [sum(values)]
     nodes = [doc]
     for kind, arg in _steps(path):
@@ -117,12 +125,13 @@ def select(doc, path):
             elif arg == "*":
                 nxt.extend(node if isinstance(node, list) else node.values())
             elif "=" in arg:
-                key, want = arg.split("=", 1)
+                every = arg.startswith("?")
+                key, want = arg.lstrip("?").split("=", 1)
                 want = _literal(want)
                 hit = [e for e in node if isinstance(e, dict) and e.get(key) == want]
                 if not hit:
                     raise CaseError(f"no element with {key} = {want!r} at path '{path}'")
-                nxt.append(hit[0])
+                nxt.extend(hit if every else hit[:1])
             else:
                 try:
                     nxt.append(node[int(arg)])
@@ -150,6 +159,8 @@ def _compare(op, actual, expected, tol):
         return _close(actual, expected, **tol)
     if op == "contains":
         return expected in actual
+    if op == "!contains":
+        return expected not in actual
     if op == "startswith":
         return isinstance(actual, str) and actual.startswith(expected)
     ops = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
@@ -158,14 +169,39 @@ def _compare(op, actual, expected, tol):
     raise CaseError(f"unknown operator '{op}'")
 
 
-_JSON_CHECK = re.compile(r"(\S+)\s+(=|!=|<=|>=|<|>|~|contains|startswith|all=|any=)\s+(.*)$")
+_JSON_CHECK = re.compile(r"(\S+)\s+(?:(all|any)\s+)?(=|!=|<=|>=|<|>|~|!contains|contains|startswith|all=|any="
+                         r"|sorted-desc-abs|sorted-desc|sorted)(?:\s+(.*))?$")
+
+
+def arithmetic(text):
+    """A number written as arithmetic (`=5200 * 1.5 / 3.6e9 * 100`), so a case shows how it is derived."""
+    import ast
+    import operator
+    ops = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+           ast.Pow: operator.pow, ast.USub: operator.neg}
+
+    def value(node):
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+            return node.value
+        if isinstance(node, ast.BinOp) and type(node.op) in ops:
+            return ops[type(node.op)](value(node.left), value(node.right))
+        if isinstance(node, ast.UnaryOp) and type(node.op) in ops:
+            return ops[type(node.op)](value(node.operand))
+        raise CaseError(f"'{text}' is not plain arithmetic")
+    try:
+        return value(ast.parse(text.strip(), mode="eval").body)
+    except SyntaxError:
+        raise CaseError(f"'{text}' is not plain arithmetic")
 
 
 def json_check(ctx, text):
     m = _JSON_CHECK.match(text)
     if not m:
         raise CaseError(f"expected 'JSON path op value', got '{text}'")
-    path, op, rhs = m.groups()
+    path, quantifier, op, rhs = m.groups()
+    rhs = rhs or ""
+    if op in ("all=", "any="):
+        quantifier, op = op[:3], "="
     tol = {}
     tm = re.fullmatch(r"(.*?)\s+(rel|abs)\s+(\S+)", rhs) if op == "~" else None
     if tm:
@@ -178,20 +214,27 @@ def json_check(ctx, text):
     if rhs.startswith("@"):
         expected = select(doc, rhs[1:])
         expected = expected[0] if len(expected) == 1 else expected
+    elif rhs.startswith("="):
+        expected = arithmetic(rhs[1:])
     else:
         expected = _literal(rhs)
     values = select(doc, path)
-    if op in ("all=", "any="):
-        hits = [_compare("=", v, expected, tol) for v in values]
-        ok = bool(values) and (all(hits) if op == "all=" else any(hits))
+    if op.startswith("sorted"):
+        key = abs if op.endswith("-abs") else None
+        if values != sorted(values, key=key, reverse="desc" in op):
+            raise CaseError(f"{path} is not in {'descending' if 'desc' in op else 'ascending'} order: {values!r}")
+        return
+    if quantifier:
+        hits = [_compare(op, v, expected, tol) for v in values]
+        ok = bool(values) and (all(hits) if quantifier == "all" else any(hits))
         if not ok:
-            raise CaseError(f"{path} {op} {expected!r}: values are {values!r}")
+            raise CaseError(f"{path} {quantifier} {op} {expected!r}: values are {values!r}")
         return
     if len(values) != 1:
-        if op == "=" and isinstance(expected, list):
-            values = [values]  # a [*] path compared with a whole list, in order
+        if (op == "=" and isinstance(expected, list)) or op in ("contains", "!contains"):
+            values = [values]  # a [*] path as one list: compared whole, or searched for a member
         else:
-            raise CaseError(f"{path} selects {len(values)} values; use all=, any= or compare with a list")
+            raise CaseError(f"{path} selects {len(values)} values; use all/any, or compare with a list")
     if not _compare(op, values[0], expected, tol):
         raise CaseError(f"{path} = {values[0]!r}, expected {op} {expected!r}" + (f" ({tol})" if tol else ""))
 
@@ -284,11 +327,20 @@ def run_case(args, path):
                     pattern, _, repl = rest.partition(" => ")
                     ctx.normalizers.append((pattern if pattern != ctx.tmp else re.escape(pattern), repl))
                     continue
-                m = re.fullmatch(r"RUN(?:\[(test|model|none)\])?", word)
+                m = re.fullmatch(r"RUN(?:\[(test|model|none)\])?(?:@(\w+))?", word)
                 if m:
                     if not ctx.exit_checked:
                         check_exit(ctx, 0)
                     run(ctx, m.group(1) or "test", shlex.split(rest))
+                    if m.group(2):
+                        ctx.labelled[m.group(2)] = ctx.out
+                    continue
+                if word == "SH":
+                    if not ctx.exit_checked:
+                        check_exit(ctx, 0)
+                    p = subprocess.run(["bash", "-c", rest], capture_output=True, text=True, cwd=ROOT)
+                    if p.returncode != 0:
+                        raise CaseError(f"setup command failed ({p.returncode}): {rest}\n{p.stderr}")
                     continue
                 if ctx.rc is None:
                     raise CaseError(f"{word} before any RUN")
@@ -297,6 +349,18 @@ def run_case(args, path):
                     continue
                 if not ctx.exit_checked:
                     check_exit(ctx, 0)
+                if word == "READ":
+                    # Later checks read this file's text as if it were the last RUN's stdout.
+                    try:
+                        with open(rest) as f:
+                            ctx.out = f.read()
+                    except OSError as e:
+                        raise CaseError(f"cannot read {rest}: {e.strerror}")
+                    continue
+                if word == "SAME":
+                    if ctx.out != ctx.labelled.get(rest):
+                        raise CaseError(f"stdout differs from that of RUN@{rest}")
+                    continue
                 if word in ("CHECK", "CHECK-ERR", "CHECK-NOT"):
                     text = normalised(ctx, ctx.err if word == "CHECK-ERR" else ctx.out)
                     found = rest.replace("\\n", "\n").replace("\\t", "\t") in text
