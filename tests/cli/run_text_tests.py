@@ -9,6 +9,7 @@ The format (docs/testing.md has the full reference):
   RUN[model] resolve X --json  run gpu-stack (image: test by default; [model] the shipped one; [none] no --image)
   EXIT 2                       the exit status the last RUN must have (0 when absent)
   CHECK text                   stdout contains text;  CHECK-ERR: stderr;  CHECK-NOT: stdout lacks it
+  CHECK-RE regex               stdout matches (multi-line: ^ and $ at each line);  CHECK-NOT-RE: it does not
   GOLDEN name                  stdout equals tests/cli/golden/name.txt (image paths and %t normalised)
   NORMALIZE regex => text      rewrite stdout before GOLDEN/CHECK (e.g. wall-clock times)
   DIR folder = a b             the folder holds exactly these entries (e.g. no temporary file left behind)
@@ -361,7 +362,12 @@ def run_case(args, path):
                     if ctx.out != ctx.labelled.get(rest):
                         raise CaseError(f"stdout differs from that of RUN@{rest}")
                     continue
-                if word in ("CHECK", "CHECK-ERR", "CHECK-NOT"):
+                if word in ("CHECK-RE", "CHECK-NOT-RE"):
+                    text = normalised(ctx, ctx.out)
+                    found = re.search(rest, text, re.M) is not None
+                    if found == (word == "CHECK-NOT-RE"):
+                        raise CaseError(f"{'unexpected' if found else 'no'} match of /{rest}/ in stdout:\n{text}")
+                elif word in ("CHECK", "CHECK-ERR", "CHECK-NOT"):
                     text = normalised(ctx, ctx.err if word == "CHECK-ERR" else ctx.out)
                     found = rest.replace("\\n", "\n").replace("\\t", "\t") in text
                     if found == (word == "CHECK-NOT"):
