@@ -29,6 +29,7 @@
 #include "runtime/site/charts.h"
 #include "runtime/sim/experiments.h"
 #include "runtime/symbolic.h"
+#include "runtime/toml_file.h"
 #include "runtime/uq/commands.h"
 #include "runtime/validate/runs.h"
 #include "runtime/validate/validate.h"
@@ -634,6 +635,30 @@ void copy_chartjs(const SiteOptions& opt, const fs::path& out, SiteSummary& sum)
   }
 }
 
+// The Story view's words and the names it shows (presets/site/story.toml) as JSON. Every variable it
+// names is checked against the image, so a renamed variable fails the export, not the page.
+json story_json(const Registry& reg, const std::string& presets_dir) {
+  const std::string path = (fs::path(presets_dir) / "site" / "story.toml").string();
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return json{{"schema", "gpu-stack.site-story.v1"}, {"missing", path}};
+  const toml::table doc = read_toml_file(path);
+  std::ostringstream text;
+  text << toml::json_formatter{doc};
+  json j = json::parse(text.str());
+  auto known = [&](const json& name) {
+    if (!name.is_string()) throw std::runtime_error(path + ": a story variable must be a name in quotes");
+    try {
+      lookup_variable(reg, name.get<std::string>(), "story variable");
+    } catch (const std::exception& e) {
+      throw std::runtime_error(path + ": " + e.what());
+    }
+  };
+  for (const auto& station : j.value("journey", json::array())) known(station.value("var", json()));
+  for (const auto& q : j.value("question", json::array()))
+    for (const auto& name : q.value("values", json::array())) known(name);
+  return j;
+}
+
 // Every argument is checked before any work, so a bad one never leaves a half or mixed site behind.
 void check_site_options(const Registry& reg, const SiteOptions& opt, const fs::path& out, const fs::path& assets,
                         const std::string& presets_dir) {
@@ -654,6 +679,7 @@ void check_site_options(const Registry& reg, const SiteOptions& opt, const fs::p
     throw std::runtime_error("the charting library is missing: no Chart.js at '" + chartjs.string() +
                              "'; hint: install Debian's libjs-chart.js (tools/setup-deps), or set GSTACK_CHARTJS to chart.min.js");
   load_chart_settings(reg, chart_settings_path(presets_dir));  // throws FILE:LINE:COL on a bad settings file
+  story_json(reg, presets_dir);  // throws naming the story file and the unknown variable
   PresetLibrary lib(reg, presets_dir);
   for (const auto& p : opt.presets) lib.load(p);  // throws naming the preset and the line
   if (!opt.runs_csv.empty() && !readable(opt.runs_csv)) throw std::runtime_error("cannot read --runs '" + opt.runs_csv + "'");
@@ -692,6 +718,7 @@ void build_site(const Registry& reg, const SiteOptions& opt, const fs::path& out
   copy_chartjs(opt, out, sum);
   const ChartSettings charts = load_chart_settings(reg, chart_settings_path(presets_dir));
   write_data(out, "charts", "charts", charts_json(reg, lib, presets_dir, presets, charts, sum.notes), sum);
+  write_data(out, "story", "story", story_json(reg, presets_dir), sum);
 }
 
 }  // namespace
