@@ -41,10 +41,10 @@ def resolve_falls_back_on_violated_validity(cli):
     j = cli.json(*args, "--fallback-on-violated-validity")
     close(j["value"], 5.0, "with the option: the variant a + 1 m")
     step = [s for s in j["steps"] if s["variable"] == "lab.vf"][0]
-    check(step.get("fallback_from") == "vf_approx", "the step says what it replaced")
+    check(step.get("fallback_from") == "lab.vf_approx", "the step says what it replaced")
     check(j["violations"] == 0, "the fallback's own checks hold")
     out, _ = cli.run(*args, "--fallback-on-violated-validity", "--explain-selection")
-    contains(out, "[fallback from vf_approx]", "why: fallback from vf_approx: its validity is violated")
+    contains(out, "[fallback from lab.vf_approx]", "why: fallback from lab.vf_approx: its validity is violated")
     # Where the validity holds nothing switches.
     j = cli.json("resolve", "lab.vf", "--assign", "lab.a=4 m", "--assign", "lab.regime=20", "--fallback-on-violated-validity")
     close(j["value"], 6.0, "valid approximation kept")
@@ -54,3 +54,80 @@ def resolve_falls_back_on_violated_validity(cli):
 def resolve_groups_missing_inputs_by_family(cli):
     out, _ = cli.run("resolve", "lab.sum", "--missing-families")
     contains(out, "missing families:", "family=lab category=primitive-root count=2 names=lab.a, lab.b")
+
+
+# ---- model content of issue 19 item 4, on the shipped model
+
+def _parity_value(cli, target, *presets, assigns=()):
+    argv = ["resolve", target]
+    for p in presets:
+        argv += ["--preset", p]
+    for a in assigns:
+        argv += ["--assign", a]
+    j = cli.json(*argv, image="model")
+    check(j["complete"], f"{target} resolves under {presets}")
+    return j["value"]
+
+
+@case
+def economics_per_step_per_flop_and_markup(cli):
+    total = _parity_value(cli, "econ.run.total_cost", "default")
+    steps = _parity_value(cli, "training.n_steps", "default")
+    flops = _parity_value(cli, "training.flops_per_step", "default")
+    close(_parity_value(cli, "econ.cost.per_step", "default"), total / steps, "cost per step = total / steps")
+    close(_parity_value(cli, "econ.cost.per_flop", "default"), total / (flops * steps), "cost per FLOP = total / model FLOPs")
+    market = ("default", "market/h100_on_demand_2026")
+    cost_hour = _parity_value(cli, "econ.gpu.cost_hour", *market)  # USD/s in SI
+    rate = _parity_value(cli, "econ.job.cost_rate", *market)
+    gpus = _parity_value(cli, "par.n_gpus", *market)
+    close(cost_hour, rate / gpus, "all-in cost of an accelerator-second")
+    rent = 2.49 / 3600  # the market preset's USD/h in SI
+    close(_parity_value(cli, "econ.gpu.rental_markup", *market), rent / cost_hour, "markup = rent / all-in cost")
+    site_gpus = _parity_value(cli, "cluster.site.n_gpus", *market)
+    util = _parity_value(cli, "econ.cluster.utilization", *market)
+    crf = _parity_value(cli, "econ.finance.crf_it", *market)
+    year = 31557600.0
+    close(_parity_value(cli, "econ.cluster.npv", *market), (rent - cost_hour) * site_gpus * util * year / crf, "NPV of the excess return")
+
+
+@case
+def serving_recovers_a_training_run(cli):
+    layers = ("default", "serving/llama3_70b_8xh100_tp8")
+    price = "serve.price.per_output_token=2 USD/Mtoken"
+    total = _parity_value(cli, "econ.run.total_cost", *layers, assigns=(price,))
+    cost = _parity_value(cli, "serve.cost.per_output_token", *layers, assigns=(price,))  # USD/token in SI
+    tokens = _parity_value(cli, "serve.recovery.output_tokens", *layers, assigns=(price,))
+    close(tokens, total / (2e-6 - cost), "tokens = run cost / margin per token")
+    # A price below the serving cost never recovers the run: the constraint says so.
+    j = cli.json("resolve", "serve.recovery.output_tokens", *sum((("--preset", p) for p in layers), ()),
+                 "--assign", "serve.price.per_output_token=0.5 USD/Mtoken", image="model")
+    check(any(c["name"].endswith("price_covers_serving_cost") and c["status"] == "violated" for c in j["constraints"]),
+          "price below cost violates price_covers_serving_cost")
+
+
+@case
+def optimizer_update_rule_dynamics(cli):
+    # Muon's quintic Newton-Schulz map, five times from 0.1 (computed in Python with the same coefficients).
+    x = 0.1
+    for _ in range(5):
+        x = 3.4445 * x - 4.7750 * x ** 3 + 2.0315 * x ** 5
+    close(_parity_value(cli, "opt.muon.ns_sigma_out", "packs/optimizer_muon_ns", assigns=("opt.muon.ns_sigma_in=0.1",)), x, "Newton-Schulz")
+    # Adam at step 10 with the AdamW pack's betas 0.9 and 0.95.
+    close(_parity_value(cli, "opt.adam.step_size_scale", "default", assigns=("opt.adam.step=10",)),
+          (1 - 0.95 ** 10) ** 0.5 / (1 - 0.9 ** 10), "bias-corrected step size")
+    close(_parity_value(cli, "opt.loss_scale.skipped_step_fraction", "default", assigns=("opt.loss_scale.enabled=1",)), 1 / 2001,
+          "one skipped step per growth interval")
+    close(_parity_value(cli, "opt.loss_scale.skipped_step_fraction", "default"), 0.0, "BF16: no loss scale, nothing skipped")
+
+
+@case
+def mfu_from_flops_and_sram_noise_margin(cli):
+    achieved = _parity_value(cli, "training.achieved_flops", "default")
+    gpus = _parity_value(cli, "par.n_gpus", "default")
+    peak = _parity_value(cli, "gpu.peak_flops", "default")
+    close(_parity_value(cli, "training.mfu_from_flops", "default"), achieved / (gpus * peak), "MFU from the model's FLOPs")
+    # 0.75 V supply, cell ratio 2: 0.375 V - 0.25 V.
+    check(abs(_parity_value(cli, "memcell.sram.snm_read", "default") - 0.125) <= 1e-12, "read SNM 0.125 V")
+    j = cli.json("resolve", "memcell.sram.snm_read", "--preset", "default", "--assign", "memcell.sram.cell_ratio=1", image="model")
+    check(any(c["name"].endswith("sram_read_stable") and c["status"] == "violated" for c in j["constraints"]),
+          "a cell ratio of 1 leaves no read margin: sram_read_stable is violated")
