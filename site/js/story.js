@@ -13,11 +13,18 @@
 
   function story() { return D.story && !D.story.missing ? D.story : null; }
 
+  // The exporter resolved every story variable under every preset (story.values, story.relations).
+  function storyOf(table, ctx, id) {
+    const st = story();
+    const s = ctx.scenario();
+    const byPreset = st && st[table] && s ? st[table][s.name] : undefined;
+    return byPreset ? byPreset[id] : undefined;
+  }
+
   // One value as the page shows it: the number in the unit people quote, SI on hover, data-value raw.
   function valueCell(ctx, id) {
     const v = ctx.model.variables[id];
-    const s = ctx.scenario();
-    const x = s && s.values ? s.values[id] : undefined;
+    const x = storyOf('values', ctx, id);
     const shown = typeof x === 'number' ? C.formatQuantity(v, x) : (v.kind === 'constant' ? C.formatQuantity(v, v.value) : 'not computed under this preset');
     return ctx.el('span', { class: 'num', 'data-var': v.name, 'data-value': String(typeof x === 'number' ? x : ''), title: typeof x === 'number' ? C.siText(v, x) : '' }, shown);
   }
@@ -25,10 +32,10 @@
   // The full trace of one value: its selected relation under the preset (or that it is assigned).
   function traceLine(ctx, id) {
     const { el } = ctx;
-    const s = ctx.scenario();
-    const kind = C.kindOf(ctx.model, s, id);
-    if (kind !== 'equation') return el('div', { class: 'muted trace-line' }, kind);
-    const rel = C.relationFor(ctx.model, s, id);
+    const kind = C.kindOf(ctx.model, ctx.scenario(), id);
+    const r = storyOf('relations', ctx, id);
+    if (kind !== 'equation' || typeof r !== 'number' || r < 0) return el('div', { class: 'muted trace-line' }, kind === 'equation' ? 'not computed under this preset' : kind);
+    const rel = ctx.model.relations[r];
     return rel ? el('div', { class: 'trace-line' }, el('code', null, rel.text), ' ', el('span', { class: 'muted' }, rel.loc)) : null;
   }
 
