@@ -282,17 +282,36 @@ void Resolver::evaluate_cone(uint32_t target, std::vector<Step>* steps, std::vec
   while (!ready.empty()) {
     uint32_t v = ready.back();
     ready.pop_back();
+    auto release = [&] {
+      for (uint32_t w : readers[v])
+        if (--indegree[w] == 0) ready.push_back(w);
+    };
+    // A fallback's inputs are computed ahead of their turn (below); they are not computed twice.
+    if (values_.count(v)) {
+      release();
+      continue;
+    }
     const Selection& s = selection(v);
     uint32_t relation = uint32_t(s.relation);
     std::string reason = options_.explain ? s.reason : "";
     int32_t fallback_from = -1;
-    if (options_.fallback_on_violated_validity) {
+    // Variables whose fallback is being prepared on this thread: if the alternative's inputs lead back
+    // to the same variable, that inner evaluation keeps the original relation instead of recursing.
+    thread_local std::set<std::pair<const Resolver*, uint32_t>> preparing;
+    if (options_.fallback_on_violated_validity && !preparing.count({this, v})) {
       if (int32_t alt = fallback_for(v, relation); alt >= 0) {
         fallback_from = int32_t(relation), relation = uint32_t(alt);
         if (options_.explain) reason = "fallback from " + reg_.relation(uint32_t(fallback_from)).name + ": its validity is violated";
         // The alternative may read variables the original did not: compute them first, in the trace.
-        for (uint32_t d : value_deps(relation))
-          if (!known(d)) evaluate_cone(d, steps, nullptr);
+        preparing.insert({this, v});
+        try {
+          for (uint32_t d : value_deps(relation))
+            if (!known(d)) evaluate_cone(d, steps, nullptr);
+        } catch (...) {
+          preparing.erase({this, v});
+          throw;
+        }
+        preparing.erase({this, v});
       }
     }
     try {
@@ -304,8 +323,7 @@ void Resolver::evaluate_cone(uint32_t target, std::vector<Step>* steps, std::vec
     } catch (const std::exception& e) {
       failures_[v] = e.what();
     }
-    for (uint32_t w : readers[v])
-      if (--indegree[w] == 0) ready.push_back(w);
+    release();
   }
   for (uint32_t v : members)
     if (indegree[v] > 0) failures_[v] = "it is caught in a cycle of selected relations";

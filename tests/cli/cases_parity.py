@@ -22,12 +22,14 @@ def resolve_solves_a_small_system(cli):
 
 
 @case
-def resolve_leaves_a_singular_system_missing(cli):
-    # c1 = c2 + a, c2 = 2 c1 is regular; with the 'plain' variant there is no cycle at all, so the
-    # option changes nothing: c1 = a, c2 = 2a.
+def resolve_solves_only_closed_systems(cli):
+    # With the 'plain' variant there is no cycle at all, so the option changes nothing: c1 = a, c2 = 2a.
     j = cli.json("resolve", "lab.c2", "--variant", "lab.c1=plain", "--assign", "lab.a=3 m", "--solve-systems")
     close(j["value"], 6.0, "c2 = 2 a without a system")
     check(all("system_peers" not in s for s in j["steps"]), "no system step")
+    # With the loop closed but lab.a unknown, the system has an unknown outside input: it stays missing.
+    j = cli.json("resolve", "lab.c2", "--variant", "lab.c1=loop", "--solve-systems")
+    check(not j["complete"] and [m["variable"] for m in j["missing"]] == ["lab.c1"], "an open input leaves the system unsolved")
 
 
 @case
