@@ -223,6 +223,8 @@ std::string resolution_text(const Registry& reg, const Resolution& res, const Re
       out += "\n";
     }
   }
+  if (view.missing_families && !res.missing.empty())
+    out += "\nmissing families:\n" + missing_families_text(reg, missing_families(reg, res.missing), 2);
   if (!res.overrides.empty()) {
     out += "\noverrides (assignments that replace a relation):\n";
     for (const auto& o : res.overrides) out += override_text(reg, o);
@@ -231,7 +233,10 @@ std::string resolution_text(const Registry& reg, const Resolution& res, const Re
     out += "\ntrace:\n";
     for (const Step& s : res.steps) {
       out += "  " + reg.var(s.var).name + " = " + value_text(reg, s.var, s.value) + "  <- " + relation_label(reg, s.relation) +
-             "  " + reg.location(reg.relation(s.relation).span) + "\n";
+             "  " + reg.location(reg.relation(s.relation).span);
+      if (s.fallback_from >= 0) out += "  [fallback from " + reg.relation(uint32_t(s.fallback_from)).name + "]";
+      if (!s.system_peers.empty()) out += "  [system: " + names(reg, s.system_peers, s.system_peers.size()) + "]";
+      out += "\n";
       if (!s.reason.empty()) out += "    why: " + s.reason + "\n";
     }
   }
@@ -267,6 +272,11 @@ std::string resolution_json(const Registry& reg, const Resolution& res, bool ful
     if (!sym::to_double(s.value)) step["formula"] = sym::to_string(s.value);
     step["relation"] = relation_json(reg, s.relation);
     if (!s.reason.empty()) step["reason"] = s.reason;
+    if (s.fallback_from >= 0) step["fallback_from"] = reg.relation(uint32_t(s.fallback_from)).name;
+    if (!s.system_peers.empty()) {
+      step["system_peers"] = json::array();
+      for (uint32_t p : s.system_peers) step["system_peers"].push_back(reg.var(p).name);
+    }
     j["steps"].push_back(step);
   }
   j["assigned"] = name_list(reg, res.assigned);

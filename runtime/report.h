@@ -17,6 +17,7 @@ struct ResolveView {
   bool trace = false;
   bool missing = false;      // details of each missing input (their names are always shown)
   bool constraints = false;  // every check, not only a count of violations
+  bool missing_families = false;  // the missing inputs grouped by family and category
 };
 
 std::string resolution_text(const Registry& reg, const Resolution& res, const ResolveView& view);

@@ -186,7 +186,7 @@ Resolver::Potential Resolver::potential(uint32_t root) {
   // Depth-first over the selected relations with an explicit stack: a chain of tens of thousands of
   // relations must not exhaust the call stack.
   auto settled = [&](uint32_t v) -> std::optional<Potential> {
-    if (assignments_.count(v)) return Potential{true, true};
+    if (assignments_.count(v) || solved_.count(v)) return Potential{true, true};
     if (reg_.var(v).is_constant) return Potential{false, true};
     if (potential_state_[v] == 1) return Potential{false, false};  // on a cycle of selected relations
     if (potential_state_[v] == 2) return potentials_[v];
@@ -282,18 +282,48 @@ void Resolver::evaluate_cone(uint32_t target, std::vector<Step>* steps, std::vec
   while (!ready.empty()) {
     uint32_t v = ready.back();
     ready.pop_back();
+    auto release = [&] {
+      for (uint32_t w : readers[v])
+        if (--indegree[w] == 0) ready.push_back(w);
+    };
+    // A fallback's inputs are computed ahead of their turn (below); they are not computed twice.
+    if (values_.count(v)) {
+      release();
+      continue;
+    }
     const Selection& s = selection(v);
+    uint32_t relation = uint32_t(s.relation);
+    std::string reason = options_.explain ? s.reason : "";
+    int32_t fallback_from = -1;
+    // Variables whose fallback is being prepared on this thread: if the alternative's inputs lead back
+    // to the same variable, that inner evaluation keeps the original relation instead of recursing.
+    thread_local std::set<std::pair<const Resolver*, uint32_t>> preparing;
+    if (options_.fallback_on_violated_validity && !preparing.count({this, v})) {
+      if (int32_t alt = fallback_for(v, relation); alt >= 0) {
+        fallback_from = int32_t(relation), relation = uint32_t(alt);
+        if (options_.explain) reason = "fallback from " + reg_.relation(uint32_t(fallback_from)).name + ": its validity is violated";
+        // The alternative may read variables the original did not: compute them first, in the trace.
+        preparing.insert({this, v});
+        try {
+          for (uint32_t d : value_deps(relation))
+            if (!known(d)) evaluate_cone(d, steps, nullptr);
+        } catch (...) {
+          preparing.erase({this, v});
+          throw;
+        }
+        preparing.erase({this, v});
+      }
+    }
     try {
-      GiNaC::ex x = evaluate_relation(uint32_t(s.relation));
+      GiNaC::ex x = evaluate_relation(relation);
       // An undefined operation that no piecewise guarded (1/0) fails this variable, as an error would.
       if (sym::is_undefined(x)) throw std::domain_error(sym::undefined_reason(x));
       values_[v] = x;
-      if (steps) steps->push_back({v, uint32_t(s.relation), x, options_.explain ? s.reason : ""});
+      if (steps) steps->push_back({v, relation, x, reason, fallback_from, {}});
     } catch (const std::exception& e) {
       failures_[v] = e.what();
     }
-    for (uint32_t w : readers[v])
-      if (--indegree[w] == 0) ready.push_back(w);
+    release();
   }
   for (uint32_t v : members)
     if (indegree[v] > 0) failures_[v] = "it is caught in a cycle of selected relations";
@@ -316,6 +346,126 @@ GiNaC::ex Resolver::evaluate_relation(uint32_t relation) {
   GiNaC::ex x = sym::build(rel.initial, lookup, symbols_).value;
   for (int i = 0; i < int(*count); ++i) x = sym::build(rel.rhs, lookup, symbols_, {x}).value;
   return x;
+}
+
+int32_t Resolver::fallback_for(uint32_t var, uint32_t relation) {
+  const Relation& rel = reg_.relation(relation);
+  if (rel.role != Role::Approximation || rel.validity.empty()) return -1;
+  // Only a definite violation under the values known now switches; an undecided condition does not.
+  const sym::VarValue lookup = [this](uint32_t w) { return known(w); };
+  std::optional<bool> holds;
+  try {
+    holds = sym::decide(sym::build(rel.validity, lookup, symbols_).value);
+  } catch (const std::exception&) {
+    return -1;
+  }
+  if (!holds || *holds) return -1;
+  std::vector<uint32_t> identities, approximations, variants, others;
+  for (uint32_t r : reg_.definitions(var)) {
+    if (r == relation) continue;
+    switch (reg_.relation(r).role) {
+      case Role::Identity: identities.push_back(r); break;
+      case Role::Approximation: approximations.push_back(r); break;
+      case Role::Variant: variants.push_back(r); break;
+      default: continue;
+    }
+    others.push_back(r);
+  }
+  for (const auto* pool : {&identities, &approximations, &variants, &others})
+    if (pool->size() == 1) return int32_t(pool->front());
+  return -1;  // no single alternative: keep the approximation and report its violated validity
+}
+
+// The strongly connected group of `var` in the graph of selected relations, when it has 2 to
+// kMaxSystemSize members; empty otherwise.
+std::vector<uint32_t> Resolver::system_of(uint32_t var) {
+  auto reach = [&](uint32_t from) {
+    std::set<uint32_t> seen;
+    std::vector<uint32_t> stack{from};
+    while (!stack.empty() && seen.size() <= 64) {
+      uint32_t v = stack.back();
+      stack.pop_back();
+      if (assignments_.count(v) || reg_.var(v).is_constant) continue;
+      const Selection& s = selection(v);
+      if (s.relation < 0) continue;
+      for (uint32_t d : value_deps(uint32_t(s.relation)))
+        if (seen.insert(d).second) stack.push_back(d);
+    }
+    return seen;
+  };
+  const std::set<uint32_t> below = reach(var);
+  if (!below.count(var)) return {};
+  std::vector<uint32_t> members;
+  for (uint32_t w : below)
+    if (w == var || reach(w).count(var)) members.push_back(w);
+  if (members.size() < 2 || members.size() > kMaxSystemSize) return {};
+  return members;
+}
+
+std::vector<Step> Resolver::solve_systems(const std::vector<uint32_t>& candidates) {
+  std::vector<Step> steps;
+  std::set<uint32_t> tried;
+  for (uint32_t start : candidates) {
+    if (tried.count(start) || solved_.count(start)) continue;
+    const std::vector<uint32_t> members = system_of(start);
+    tried.insert(start);
+    if (members.empty()) continue;
+    tried.insert(members.begin(), members.end());
+    const std::set<uint32_t> in_system(members.begin(), members.end());
+    // Every input from outside the system must be a known number.
+    bool closed = true;
+    for (uint32_t m : members)
+      for (uint32_t d : value_deps(uint32_t(selection(m).relation))) {
+        if (in_system.count(d)) continue;
+        if (!known(d)) evaluate_cone(d, nullptr, nullptr);
+        auto x = known(d);
+        if (!x || !sym::to_double(*x)) closed = false;
+      }
+    if (!closed) continue;
+    const sym::VarValue lookup = [&](uint32_t w) -> std::optional<GiNaC::ex> {
+      if (in_system.count(w)) return std::nullopt;
+      return known(w);
+    };
+    GiNaC::lst equations, unknowns;
+    try {
+      for (uint32_t m : members) {
+        const Relation& rel = reg_.relation(uint32_t(selection(m).relation));
+        if (rel.kind == Kind::Iterative) throw std::runtime_error("iteration");
+        equations.append(symbols_.of(m) == sym::build(rel.rhs, lookup, symbols_).value);
+        unknowns.append(symbols_.of(m));
+      }
+      // lsolve throws for a nonlinear system and returns an empty list for a singular one.
+      GiNaC::ex solution = GiNaC::lsolve(equations, unknowns);
+      if (solution.nops() != members.size()) continue;
+      std::map<uint32_t, GiNaC::ex> found;
+      for (size_t i = 0; i < members.size(); ++i) {
+        GiNaC::ex x = solution.op(i).rhs().evalf();
+        auto xv = sym::to_double(x);
+        if (!xv) throw std::runtime_error("not a number");
+        const Sign sign = reg_.var(members[i]).assume.sign;
+        if ((sign == Sign::Positive && !(*xv > 0)) || (sign == Sign::Nonnegative && !(*xv >= 0)) ||
+            (sign == Sign::Negative && !(*xv < 0)) || (sign == Sign::Nonpositive && !(*xv <= 0)))
+          throw std::runtime_error("the solution contradicts a declared sign");
+        found[members[i]] = x;
+      }
+      for (uint32_t m : members) {
+        solved_[m] = found[m];
+        Step st{m, uint32_t(selection(m).relation), found[m], "", -1, {}};
+        for (uint32_t p : members)
+          if (p != m) st.system_peers.push_back(p);
+        if (options_.explain) {
+          std::string peers;
+          for (uint32_t p : st.system_peers) peers += (peers.empty() ? "" : ", ") + reg_.var(p).name;
+          st.reason = "simultaneous system solved with " + peers;
+        }
+        steps.push_back(std::move(st));
+      }
+    } catch (const std::exception&) {
+      continue;  // not linear, or no single numeric solution: the members stay missing
+    }
+  }
+  std::sort(steps.begin(), steps.end(), [&](const Step& a, const Step& b) { return reg_.var(a.var).name < reg_.var(b.var).name; });
+  return steps;
 }
 
 void Resolver::ensure(uint32_t var) {
@@ -447,14 +597,38 @@ std::vector<Override> Resolver::overrides() {
 
 Resolution Resolver::resolve(uint32_t target) {
   // Start from the assignments alone so the trace lists every step this target needs.
-  values_.clear();
-  failures_.clear();
-  for (const auto& [v, x] : assignments_) values_.emplace(v, sym::number(x));
+  auto start = [&] {
+    values_.clear();
+    failures_.clear();
+    for (const auto& [v, x] : assignments_) values_.emplace(v, sym::number(x));
+    for (const auto& [v, x] : solved_) values_.emplace(v, x);
+  };
+  if (!solved_.empty()) {
+    // The last target's systems made their members count as known; this target starts afresh.
+    solved_.clear();
+    std::fill(potential_state_.begin(), potential_state_.end(), uint8_t(0));
+  }
+  start();
 
   Resolution res;
   res.target = target;
   std::vector<uint8_t> in_cone;
   evaluate_cone(target, &res.steps, &in_cone);
+  if (options_.solve_systems) {
+    // Variables left unknown may sit on a small cycle of relations; solve those systems, then
+    // evaluate again with their values known (the cone changes, so the potentials are recomputed).
+    std::vector<uint32_t> candidates;
+    if (auto tv = known(target)) candidates = symbols_.free_vars(*tv);
+    else candidates.push_back(target);
+    for (const auto& entry : failures_) candidates.push_back(entry.first);
+    std::vector<Step> system_steps = solve_systems(candidates);
+    if (!system_steps.empty()) {
+      std::fill(potential_state_.begin(), potential_state_.end(), uint8_t(0));
+      start();
+      res.steps = std::move(system_steps);
+      evaluate_cone(target, &res.steps, &in_cone);
+    }
+  }
   auto tv = known(target);
   res.value = tv ? *tv : symbols_.of(target);
   res.number = sym::to_double(res.value);

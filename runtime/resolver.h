@@ -35,7 +35,17 @@ struct ResolveOptions {
   bool explain = false;             // record why each relation was selected
   bool check_overrides = false;     // evaluate the relation an assignment overrides and compare
   double override_tolerance = 1e-6; // relative difference beyond which an override disagrees
+  // When a selected approximation's validity is definitely false under the values known so far, use the
+  // variable's single alternative relation instead (its identity, else its one other approximation, else
+  // its one variant), and say so in the trace.
+  bool fallback_on_violated_validity = false;
+  // Solve small simultaneous systems (2 or 3 variables whose selected relations read each other and
+  // otherwise only known numbers) with GiNaC's linear solver instead of leaving them as missing inputs.
+  bool solve_systems = false;
 };
+
+// Largest simultaneous system ResolveOptions::solve_systems attempts.
+inline constexpr size_t kMaxSystemSize = 3;
 
 enum class CheckStatus : uint8_t { Satisfied, Violated, Undetermined };
 const char* check_status_name(CheckStatus s);
@@ -68,6 +78,8 @@ struct Step {
   uint32_t relation = 0;
   GiNaC::ex value;
   std::string reason;  // why this relation was selected (with ResolveOptions::explain)
+  int32_t fallback_from = -1;          // the approximation whose violated validity this step replaced
+  std::vector<uint32_t> system_peers;  // the other members of the simultaneous system it was solved with
 };
 
 // An assignment to a variable that a relation could have computed.
@@ -141,6 +153,12 @@ class Resolver {
     bool resolvable = false;
   };
   Potential potential(uint32_t var);
+  // The relation to use for `var` instead of `relation` when its validity is violated, or -1.
+  int32_t fallback_for(uint32_t var, uint32_t relation);
+  // Solves the small systems among `candidates` (variables left unknown); records their values in
+  // solved_ and returns one step per solved variable.
+  std::vector<Step> solve_systems(const std::vector<uint32_t>& candidates);
+  std::vector<uint32_t> system_of(uint32_t var);
   void collect_cone(uint32_t target, std::vector<uint8_t>& in_cone);
   void evaluate_cone(uint32_t target, std::vector<Step>* steps, std::vector<uint8_t>* cone_out);
   GiNaC::ex evaluate_relation(uint32_t relation);
@@ -160,6 +178,7 @@ class Resolver {
   ResolveOptions options_;
   sym::Symbols symbols_;
   std::map<uint32_t, GiNaC::ex> values_;
+  std::map<uint32_t, GiNaC::ex> solved_;  // values of simultaneous systems, kept like assignments
   std::map<uint32_t, std::string> failures_;  // variables whose relation could not be evaluated, and why
   std::vector<std::optional<Selection>> selections_;
   std::vector<std::optional<std::vector<uint32_t>>> value_deps_;

@@ -89,6 +89,7 @@ using ScenarioInputs = gs::api::ScenarioInputs;
 struct ResolveFlags {
   bool trace = false, missing = false, constraints = false, explain = false, check_overrides = false, fail_on_violated = false;
   bool no_check_overrides = false;
+  bool missing_families = false, fallback = false, solve_systems = false;
   double tolerance = 1e-6;
 };
 
@@ -141,6 +142,7 @@ using gs::api::preset_layers;
 gs::ResolveOptions options_of(const ResolveFlags& f) {
   gs::ResolveOptions o;
   o.explain = f.explain, o.check_overrides = f.check_overrides, o.override_tolerance = f.tolerance;
+  o.fallback_on_violated_validity = f.fallback, o.solve_systems = f.solve_systems;
   return o;
 }
 
@@ -216,7 +218,7 @@ int run_resolve(const Common& c, const std::string& target_name, const ScenarioI
     std::cout << j.dump(2) << "\n";
   } else {
     // Reasons are shown beside the trace steps, so asking for them shows the trace.
-    std::cout << gs::resolution_text(reg, res, {f.trace || f.explain, f.missing, f.constraints});
+    std::cout << gs::resolution_text(reg, res, {f.trace || f.explain, f.missing, f.constraints, f.missing_families});
     if (interval)
       std::cout << "90% interval: " << gs::format_quantity(reg.units(), reg.var(target), interval->p5) << " .. "
                 << gs::format_quantity(reg.units(), reg.var(target), interval->p95) << " (" << s.uncertain.size()
@@ -519,6 +521,11 @@ int main(int argc, char** argv) {
   resolve->add_flag("--missing", flags.missing, "describe each missing input: unit, family, reason, dependents");
   resolve->add_flag("--constraints", flags.constraints, "list every constraint, domain and validity check");
   resolve->add_flag("--explain-selection", flags.explain, "say why each relation was selected (shows the trace)");
+  resolve->add_flag("--missing-families", flags.missing_families, "group the missing inputs by family and boundary category");
+  resolve->add_flag("--fallback-on-violated-validity", flags.fallback,
+                    "when a selected approximation's validity is violated, use the variable's single alternative relation (marked in the trace)");
+  resolve->add_flag("--solve-systems", flags.solve_systems,
+                    "solve small simultaneous systems (2-3 variables defined through each other) with GiNaC's linear solver");
   add_checks(resolve, flags);
   add_common(resolve, common);
 

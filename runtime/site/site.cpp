@@ -29,6 +29,7 @@
 #include "runtime/site/charts.h"
 #include "runtime/sim/experiments.h"
 #include "runtime/symbolic.h"
+#include "runtime/toml_file.h"
 #include "runtime/uq/commands.h"
 #include "runtime/validate/runs.h"
 #include "runtime/validate/validate.h"
@@ -634,6 +635,51 @@ void copy_chartjs(const SiteOptions& opt, const fs::path& out, SiteSummary& sum)
   }
 }
 
+// The Story view's words and the names it shows (presets/site/story.toml) as JSON. Every variable it
+// names is checked against the image, so a renamed variable fails the export, not the page. With a
+// preset library, each named variable is also resolved under every exported preset: `values` and
+// `relations` (the selected relation, or -1 when assigned or unresolved) keyed by preset name.
+json story_json(const Registry& reg, const std::string& presets_dir, const PresetLibrary* lib = nullptr,
+                const std::vector<std::string>& presets = {}) {
+  const std::string path = (fs::path(presets_dir) / "site" / "story.toml").string();
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return json{{"schema", "gpu-stack.site-story.v1"}, {"missing", path}};
+  const toml::table doc = read_toml_file(path);
+  std::ostringstream text;
+  text << toml::json_formatter{doc};
+  json j = json::parse(text.str());
+  std::vector<uint32_t> vars;
+  auto known = [&](const json& name) {
+    if (!name.is_string()) throw std::runtime_error(path + ": a story variable must be a name in quotes");
+    try {
+      vars.push_back(lookup_variable(reg, name.get<std::string>(), "story variable"));
+    } catch (const std::exception& e) {
+      throw std::runtime_error(path + ": " + e.what());
+    }
+  };
+  for (const auto& station : j.value("journey", json::array())) known(station.value("var", json()));
+  for (const auto& q : j.value("question", json::array()))
+    for (const auto& name : q.value("values", json::array())) known(name);
+  if (!lib) return j;
+  json values = json::object(), relations = json::object();
+  for (const auto& name : presets) {
+    const Preset preset = lib->load(name);
+    Resolver resolver(reg, preset.assignments, preset.variants);
+    json pv = json::object(), pr = json::object();
+    for (uint32_t v : vars) {
+      const Resolution res = resolver.resolve(v);
+      pv[std::to_string(v)] = number_or_null(res.number);
+      const Step* step = res.step_for(v);
+      pr[std::to_string(v)] = step ? int64_t(step->relation) : int64_t(-1);
+    }
+    values[preset.name] = std::move(pv);
+    relations[preset.name] = std::move(pr);
+  }
+  j["values"] = std::move(values);
+  j["relations"] = std::move(relations);
+  return j;
+}
+
 // Every argument is checked before any work, so a bad one never leaves a half or mixed site behind.
 void check_site_options(const Registry& reg, const SiteOptions& opt, const fs::path& out, const fs::path& assets,
                         const std::string& presets_dir) {
@@ -654,6 +700,7 @@ void check_site_options(const Registry& reg, const SiteOptions& opt, const fs::p
     throw std::runtime_error("the charting library is missing: no Chart.js at '" + chartjs.string() +
                              "'; hint: install Debian's libjs-chart.js (tools/setup-deps), or set GSTACK_CHARTJS to chart.min.js");
   load_chart_settings(reg, chart_settings_path(presets_dir));  // throws FILE:LINE:COL on a bad settings file
+  story_json(reg, presets_dir);  // throws naming the story file and the unknown variable
   PresetLibrary lib(reg, presets_dir);
   for (const auto& p : opt.presets) lib.load(p);  // throws naming the preset and the line
   if (!opt.runs_csv.empty() && !readable(opt.runs_csv)) throw std::runtime_error("cannot read --runs '" + opt.runs_csv + "'");
@@ -692,6 +739,7 @@ void build_site(const Registry& reg, const SiteOptions& opt, const fs::path& out
   copy_chartjs(opt, out, sum);
   const ChartSettings charts = load_chart_settings(reg, chart_settings_path(presets_dir));
   write_data(out, "charts", "charts", charts_json(reg, lib, presets_dir, presets, charts, sum.notes), sum);
+  write_data(out, "story", "story", story_json(reg, presets_dir, &lib, presets), sum);
 }
 
 }  // namespace
