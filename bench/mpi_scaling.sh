@@ -9,7 +9,7 @@ build=${1:?usage: $0 BUILD_DIR}
 gs=$build/bin/gpu-stack
 command -v mpirun >/dev/null || { echo "mpi_scaling: skipped, mpirun is not installed (tools/setup-deps)"; exit 0; }
 ldd "$gs" | grep -q libmpi || { echo "mpi_scaling: skipped, the build has no MPI (GSTACK_WITH_MPI)"; exit 0; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -21,7 +21,8 @@ if not mpirun:
     sys.exit(77)
 
 env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-           OMPI_MCA_btl="self,vader", OMPI_MCA_rmaps_base_oversubscribe="1")
+           OMPI_MCA_btl="self,vader", OMPI_MCA_btl_vader_single_copy_mechanism="none",
+           OMPI_MCA_rmaps_base_oversubscribe="1")
 TIMING = re.compile(r'("(?:seconds|evaluations_per_second|compile_ms|evaluate_ms|search_ms)": )[-0-9.e+]+')
 failures = []
 
