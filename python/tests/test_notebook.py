@@ -53,7 +53,7 @@ def test_quickstart_notebook_matches_cli(cli):
     assert resolved.splitlines()[0].startswith("econ.cost.per_token = ")
     rel_close(float(re.search(r"value (\S+)", resolved).group(1)), ref["value"], 1e-9, "resolved value")
     # 2. sweep: a NumPy array of 1,000 points whose ends are the CLI's resolutions at 0.02 and 0.40 USD/kWh.
-    m = re.match(r"ndarray \(1000,\) first (\S+) last (\S+) USD/token", swept)
+    m = re.match(r"ndarray \(1000,\) first (\S+) last (\S+) USD·token\^-1$", swept.splitlines()[0])
     assert m, swept
     for text, price in ((m.group(1), "0.02"), (m.group(2), "0.40")):
         at = cli.json("resolve", "econ.cost.per_token", "--preset", "default", "--assign", f"econ.power.price_kwh_offpeak={price} USD/(kW*h)")
