@@ -774,7 +774,8 @@ int main(int argc, char** argv) {
   if (common.si) gs::set_display_style(gs::DisplayStyle::Declared);
   // Commands that split their work across MPI ranks; under mpirun every other command runs on rank 0
   // alone while the other ranks leave at once.
-  const bool distributed = sweep->parsed() || uncertainty->parsed() || sensitivity->parsed() || plan->parsed();
+  const bool distributed = sweep->parsed() || uncertainty->parsed() || sensitivity->parsed() || plan->parsed() ||
+                           (simulate->parsed() && sim_args.replicas > 1);
   if (!distributed) {
     if (!gs::dist::root()) return 0;
     gs::dist::work_alone();

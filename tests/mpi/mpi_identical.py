@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""mpirun -n 2 (and 3) against one process: sweep, uncertainty, sensitivity and plan give the same output.
+"""mpirun -n 2 (and 3) against one process: sweep, uncertainty, sensitivity, plan and simulate --replicas
+give the same output.
 
-Files written with --out and the whole stdout of sensitivity are compared byte for byte; the JSON
+Files written with --out and the whole stdout of sensitivity and simulate are compared byte for byte; the JSON
 documents of sweep, uncertainty and plan are compared byte for byte after blanking their wall-clock
 fields (seconds, evaluations_per_second, evaluate_seconds, compile_ms), which differ between any two runs.
 Exit 77 (ctest: skipped) when mpirun is not installed.
@@ -84,6 +85,12 @@ with tempfile.TemporaryDirectory() as d:
     plan = ["plan", "--preset", "default", "--threads", "1", "--top", "5", "--json"]
     same("plan --json, 2 ranks", TIMING.sub(r"\1T", run(1, plan)[0]), TIMING.sub(r"\1T", run(2, plan)[0]))
 
+    # Simulator replicas: each rank runs a block of replicas (seed + r), in JSON and in text.
+    sim = ["simulate", "presets/sim/llama3-405b-16k.toml", "--replicas", "5", "--threads", "1"]
+    for extra in (["--json"], []):
+        base = run(1, [*sim, *extra])[0]
+        same(f"simulate --replicas 5 {' '.join(extra)}, 3 ranks", base, run(3, [*sim, *extra])[0])
+
     # A bad input fails the same way on every rank: exit 2 and one message.
     bad = ["uncertainty", "econ.cost.per_token", "--preset", "dense_training_cost_fixture"]
     p = subprocess.run([mpirun, "--oversubscribe", "-n", "2", gs, *bad, "--image", image], capture_output=True, text=True, env=env, timeout=300)
@@ -91,6 +98,15 @@ with tempfile.TemporaryDirectory() as d:
         failures.append(f"bad input under mpirun: exit {p.returncode}, stderr:\n{p.stderr}")
     else:
         print("ok: bad input under mpirun exits 2 with one message")
+    # A replica that fails (here: the event cap) is reported as one process reports it.
+    capped = ["simulate", "presets/sim/llama3-405b-16k.toml", "--replicas", "3", "--max-events", "100"]
+    one = subprocess.run([gs, *capped, "--image", image], capture_output=True, text=True, env=env, timeout=300)
+    p = subprocess.run([mpirun, "--oversubscribe", "-n", "2", gs, *capped, "--image", image], capture_output=True, text=True, env=env, timeout=300)
+    first = one.stderr.splitlines()[0] if one.stderr else "(none)"
+    if one.returncode != 2 or p.returncode != 2 or p.stderr.count(first) != 1:
+        failures.append(f"failed replica under mpirun: exits {one.returncode}/{p.returncode}, stderr:\n{p.stderr}")
+    else:
+        print("ok: a failed replica under mpirun exits 2 with the one-process message")
 
 if failures:
     print("\n\n".join(failures))
