@@ -8,7 +8,7 @@ deps:
 	@tools/setup-deps
 
 configure: deps
-	@test -f $(BUILD)/build.ninja || cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@test -f $(BUILD)/build.ninja || cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DGSTACK_WITH_MPI=ON >/dev/null
 
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)

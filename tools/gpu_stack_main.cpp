@@ -39,6 +39,7 @@
 #include "runtime/estimate/estimate.h"
 #include "image/escape.h"
 #include "runtime/api/session.h"
+#include "runtime/dist/dist.h"
 #include "runtime/export.h"
 #include "runtime/format.h"
 #include "runtime/headline.h"
@@ -499,6 +500,9 @@ int run_serve(const Common& c, gs::serve::ServeOptions opt) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Under mpirun every rank runs this main; only rank 0 speaks (runtime/dist/dist.h, docs/mpi.md).
+  gs::dist::Launch launch(&argc, &argv);
+  if (!gs::dist::root()) std::cout.rdbuf(nullptr), std::cerr.rdbuf(nullptr);
   CLI::App app{"gpu-stack: resolve, trace and report on the compiled gpu_stack model"};
   app.require_subcommand(1);
   app.set_version_flag("--version", gs::cli::version_text("gpu-stack"));
@@ -775,6 +779,14 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (common.si) gs::set_display_style(gs::DisplayStyle::Declared);
+  // Commands that split their work across MPI ranks; under mpirun every other command runs on rank 0
+  // alone while the other ranks leave at once.
+  const bool distributed = sweep->parsed() || uncertainty->parsed() || sensitivity->parsed() || plan->parsed() ||
+                           (simulate->parsed() && sim_args.replicas > 1);
+  if (!distributed) {
+    if (!gs::dist::root()) return 0;
+    gs::dist::work_alone();
+  }
   try {
     if (stats->parsed()) return run_stats(common);
     if (workloads_cmd->parsed()) return run_catalog(common, {"workload"});

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
+#include <optional>
 #include <cstdlib>
 #include <exception>
 #include <fstream>
@@ -14,6 +16,7 @@
 
 #include "image/atomic_file.h"
 #include "image/image.h"
+#include "runtime/dist/dist.h"
 #include "runtime/workers.h"
 #include "runtime/research/protocol.h"
 #include "runtime/research/store.h"
@@ -47,6 +50,102 @@ void check_work(const Scenario& sc, const SimulateArgs& args) {
                                             work, args.replicas, args.replicas == 1 ? "" : "s", gpus, days, args.max_gpu_days));
 }
 
+
+// Replicas [first, end) of the scenario on `threads` threads. Replica r always runs with seed + r, whichever
+// thread (or MPI rank) picks it up, so the output does not depend on the thread or rank count (nor on how
+// many threads the system lets us start).
+struct ReplicaRuns {
+  std::vector<SimResult> results;
+  std::vector<std::exception_ptr> errors;
+};
+ReplicaRuns run_replicas(const Scenario& sc, const SimOptions& base, uint64_t seed, uint32_t first, uint32_t end, unsigned threads) {
+  ReplicaRuns runs;
+  runs.results.resize(end - first), runs.errors.resize(end - first);
+  std::atomic<uint32_t> next{first};
+  auto work = [&] {
+    for (uint32_t r; (r = next.fetch_add(1)) < end;) try {
+        SimOptions o = base;
+        o.seed = seed + r;
+        runs.results[r - first] = simulate(sc, o);
+      } catch (...) {
+        runs.errors[r - first] = std::current_exception();
+      }
+  };
+  run_workers(std::max(1u, std::min<unsigned>(end - first, threads)), work);
+  return runs;
+}
+
+// A failed replica's message and exit status: 1 for a broken invariant (a bug), 2 for bad input.
+int report_replica_error(const std::exception_ptr& error, uint32_t r, uint64_t seed, std::ostream& err) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::logic_error& e) {
+    err << fmt::format("error: invariant violated in replica {} (seed {}): {}\n", r, seed + r, e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    err << fmt::format("error: replica {} (seed {}): {}\n", r, seed + r, e.what());
+    return 2;
+  }
+}
+
+// A replica's summary as flat numbers for the exchange between ranks; integers travel as their bits.
+constexpr size_t kSummaryWidth = 18;
+void pack_summary(const std::optional<ReplicaSummary>& s, std::vector<double>& out) {
+  const Headline h = s ? s->headline : Headline{};
+  const auto bits = [](uint64_t v) { return std::bit_cast<double>(v); };
+  out.insert(out.end(), {s ? 1.0 : 0.0, bits(s ? s->seed : 0), h.committed_tokens, h.attempted_tokens, h.lost_tokens,
+                         h.goodput_tokens_per_s, h.ettr, h.it_energy_j, h.facility_energy_j, h.interruptions, h.lost_gpu_hours,
+                         h.energy_cost_usd ? 1.0 : 0.0, h.energy_cost_usd.value_or(0), h.gpu_cost_usd ? 1.0 : 0.0,
+                         h.gpu_cost_usd.value_or(0), s && s->work_conserved ? 1.0 : 0.0, s && s->time_partitioned ? 1.0 : 0.0,
+                         bits(s ? s->causality_violations : 0)});
+}
+std::optional<ReplicaSummary> unpack_summary(const double* v) {
+  if (v[0] == 0) return std::nullopt;
+  ReplicaSummary s;
+  Headline& h = s.headline;
+  s.seed = std::bit_cast<uint64_t>(v[1]);
+  h.committed_tokens = v[2], h.attempted_tokens = v[3], h.lost_tokens = v[4], h.goodput_tokens_per_s = v[5], h.ettr = v[6];
+  h.it_energy_j = v[7], h.facility_energy_j = v[8], h.interruptions = v[9], h.lost_gpu_hours = v[10];
+  if (v[11] != 0) h.energy_cost_usd = v[12];
+  if (v[13] != 0) h.gpu_cost_usd = v[14];
+  s.work_conserved = v[15] != 0, s.time_partitioned = v[16] != 0, s.causality_violations = std::bit_cast<uint64_t>(v[17]);
+  return s;
+}
+
+// simulate --replicas under mpirun: each rank runs its contiguous block of replicas and the ranks exchange
+// the replicas' summaries (runtime/dist), so every rank prints (rank 0 alone is heard) what one process
+// prints. A replica that failed is run again on every rank, so its message and exit status are the
+// one-process ones.
+int distributed_replicas(const Scenario& sc, const SimOptions& base, uint64_t seed, const SimulateArgs& args, unsigned threads,
+                         std::ostream& out, std::ostream& err) {
+  std::vector<std::optional<ReplicaSummary>> rows(args.replicas);
+  dist::share_blocks(
+      args.replicas,
+      [&](dist::Block mine) {
+        ReplicaRuns runs = run_replicas(sc, base, seed, uint32_t(mine.begin), uint32_t(mine.end), threads);
+        std::vector<double> packed;
+        for (size_t i = 0; i < mine.size(); ++i)
+          pack_summary(runs.errors[i] ? std::nullopt : std::optional(replica_summary(runs.results[i])), packed);
+        return packed;
+      },
+      [&](dist::Block block, const std::vector<double>& packed) {
+        for (size_t i = 0; i < block.size(); ++i) rows[block.begin + i] = unpack_summary(packed.data() + i * kSummaryWidth);
+      });
+  std::vector<ReplicaSummary> summaries;
+  for (uint32_t r = 0; r < args.replicas; ++r) {
+    if (rows[r]) {
+      summaries.push_back(*rows[r]);
+      continue;
+    }
+    ReplicaRuns again = run_replicas(sc, base, seed, r, r + 1, 1);
+    if (again.errors[0]) return report_replica_error(again.errors[0], r, seed, err);
+    summaries.push_back(replica_summary(again.results[0]));  // failed on its rank only (memory, say): keep this run
+  }
+  const Json j = replicas_to_json(summaries, sc.id, sc.hash());
+  out << (args.json ? research::pretty_dump(j) : replicas_text(j));
+  return 0;
+}
+
 }  // namespace
 
 int simulate_command(const SimulateArgs& args, std::ostream& out, std::ostream& err) {
@@ -67,41 +166,20 @@ int simulate_command(const SimulateArgs& args, std::ostream& out, std::ostream& 
     err << "error: " << e.what() << "\n";
     return 2;
   }
-  uint64_t seed = args.seed.value_or(sc.seed);
-  std::vector<SimResult> runs(args.replicas);
-  std::vector<std::exception_ptr> errors(args.replicas);
-  const unsigned threads = std::min<unsigned>(args.replicas, args.threads ? args.threads : std::max(1u, std::thread::hardware_concurrency()));
-  // Replica r always runs with seed + r, whichever thread picks it up, so the output does not depend on
-  // the thread count (nor on how many threads the system lets us start).
-  std::atomic<uint32_t> next{0};
-  auto work = [&] {
-    for (uint32_t r; (r = next.fetch_add(1)) < args.replicas;) try {
-        SimOptions o = base;
-        o.seed = seed + r;
-        runs[r] = simulate(sc, o);
-      } catch (...) {
-        errors[r] = std::current_exception();
-      }
-  };
-  run_workers(threads, work);
+  const uint64_t seed = args.seed.value_or(sc.seed);
+  const unsigned threads = args.threads ? args.threads : std::max(1u, std::thread::hardware_concurrency() / dist::local_ranks());
+  if (args.replicas > 1 && dist::size() > 1) return distributed_replicas(sc, base, seed, args, threads, out, err);
+  ReplicaRuns runs = run_replicas(sc, base, seed, 0, args.replicas, threads);
   for (uint32_t r = 0; r < args.replicas; ++r)
-    if (errors[r]) try {
-        std::rethrow_exception(errors[r]);
-      } catch (const std::logic_error& e) {
-        err << fmt::format("error: invariant violated in replica {} (seed {}): {}\n", r, seed + r, e.what());
-        return 1;
-      } catch (const std::exception& e) {
-        err << fmt::format("error: replica {} (seed {}): {}\n", r, seed + r, e.what());
-        return 2;
-      }
+    if (runs.errors[r]) return report_replica_error(runs.errors[r], r, seed, err);
   if (args.timeline) try {
-      gs::write_file_atomic(*args.timeline, timeline_text(runs[0], timeline_format_for(*args.timeline)));
+      gs::write_file_atomic(*args.timeline, timeline_text(runs.results[0], timeline_format_for(*args.timeline)));
     } catch (const std::exception& e) {
       err << "error: " << e.what() << "\n";
       return 2;
     }
-  if (args.replicas == 1) out << (args.json ? research::pretty_dump(result_to_json(runs[0])) : result_text(runs[0]));
-  else out << (args.json ? research::pretty_dump(replicas_to_json(runs)) : replicas_text(runs));
+  if (args.replicas == 1) out << (args.json ? research::pretty_dump(result_to_json(runs.results[0])) : result_text(runs.results[0]));
+  else out << (args.json ? research::pretty_dump(replicas_to_json(runs.results)) : replicas_text(runs.results));
   return 0;
 }
 

@@ -169,13 +169,17 @@ Spread spread(std::vector<double> v) {
 
 }  // namespace
 
-Json replicas_to_json(const std::vector<SimResult>& runs) {
+ReplicaSummary replica_summary(const SimResult& r) {
+  return {r.seed, headline(r), r.work_conserved(), r.time_partitioned(), r.causality_violations};
+}
+
+Json replicas_to_json(const std::vector<ReplicaSummary>& runs, const std::string& scenario_id, const std::string& scenario_hash) {
   std::map<std::string, std::vector<double>> series;
   Json per = Json::array();
   bool conserved = true, partitioned = true;
   uint64_t violations = 0;
   for (const auto& r : runs) {
-    Headline h = headline(r);
+    const Headline& h = r.headline;
     std::map<std::string, double> m = {{"goodput_tokens_per_s", h.goodput_tokens_per_s}, {"ettr", h.ettr},
                                        {"lost_tokens", h.lost_tokens}, {"interruptions", h.interruptions},
                                        {"facility_energy_j", h.facility_energy_j}, {"lost_gpu_hours", h.lost_gpu_hours}};
@@ -184,8 +188,8 @@ Json replicas_to_json(const std::vector<SimResult>& runs) {
     Json row = m;
     row["seed"] = r.seed;
     per.push_back(row);
-    conserved &= r.work_conserved();
-    partitioned &= r.time_partitioned();
+    conserved &= r.work_conserved;
+    partitioned &= r.time_partitioned;
     violations += r.causality_violations;
   }
   Json summary = Json::object();
@@ -193,16 +197,21 @@ Json replicas_to_json(const std::vector<SimResult>& runs) {
     Spread s = spread(v);
     summary[k] = {{"mean", s.mean}, {"p05", s.p05}, {"p50", s.p50}, {"p95", s.p95}, {"min", s.min}, {"max", s.max}};
   }
-  return {{"schema", "gpu-stack.sim-replicas.v1"}, {"scenario_id", runs.empty() ? "" : runs[0].scenario_id},
-          {"scenario_hash", runs.empty() ? "" : runs[0].scenario_hash}, {"replicas", runs.size()}, {"summary", summary},
+  return {{"schema", "gpu-stack.sim-replicas.v1"}, {"scenario_id", scenario_id},
+          {"scenario_hash", scenario_hash}, {"replicas", runs.size()}, {"summary", summary},
           {"per_replica", per},
           {"invariants", {{"work_conserved", conserved}, {"time_partitioned", partitioned}, {"causality_violations", violations}}},
           {"energy_boundary", energy_boundary()}};
 }
 
-std::string replicas_text(const std::vector<SimResult>& runs) {
-  Json j = replicas_to_json(runs);
-  std::string out = fmt::format("scenario {}: {} replicas\n", j["scenario_id"].get<std::string>(), runs.size());
+Json replicas_to_json(const std::vector<SimResult>& runs) {
+  std::vector<ReplicaSummary> rows;
+  for (const auto& r : runs) rows.push_back(replica_summary(r));
+  return replicas_to_json(rows, runs.empty() ? "" : runs[0].scenario_id, runs.empty() ? "" : runs[0].scenario_hash);
+}
+
+std::string replicas_text(const Json& j) {
+  std::string out = fmt::format("scenario {}: {} replicas\n", j["scenario_id"].get<std::string>(), j["replicas"].get<size_t>());
   for (const auto& [k, s] : j["summary"].items())
     out += fmt::format("  {:<22} mean {:<12.6g} p05 {:<12.6g} p50 {:<12.6g} p95 {:.6g}\n", k, s["mean"].get<double>(),
                        s["p05"].get<double>(), s["p50"].get<double>(), s["p95"].get<double>());
@@ -211,5 +220,7 @@ std::string replicas_text(const std::vector<SimResult>& runs) {
                      j["invariants"]["time_partitioned"].get<bool>() ? "yes" : "NO", j["invariants"]["causality_violations"].get<uint64_t>());
   return out;
 }
+
+std::string replicas_text(const std::vector<SimResult>& runs) { return replicas_text(replicas_to_json(runs)); }
 
 }  // namespace gs::sim

@@ -28,4 +28,16 @@ struct Headline {
 };
 Headline headline(const SimResult& r);
 
+// What the replicas report reads from one run: flat numbers, so that MPI ranks exchange these instead of
+// whole results (simulate --replicas under mpirun, runtime/sim/commands.cpp).
+struct ReplicaSummary {
+  uint64_t seed = 0;
+  Headline headline;
+  bool work_conserved = true, time_partitioned = true;
+  uint64_t causality_violations = 0;
+};
+ReplicaSummary replica_summary(const SimResult& r);
+research::Json replicas_to_json(const std::vector<ReplicaSummary>& runs, const std::string& scenario_id, const std::string& scenario_hash);
+std::string replicas_text(const research::Json& replicas);
+
 }  // namespace gs::sim

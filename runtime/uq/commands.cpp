@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "image/atomic_file.h"
+#include "runtime/dist/dist.h"
 #include "runtime/format.h"
 #include "runtime/presets.h"
 #include "runtime/resolver.h"
@@ -212,14 +213,23 @@ SweepResult run_sweep(const Registry& reg, const ScenarioPoint& s, const std::ve
     const Plan shape(reg, s.assignments, s.variants, targets, vary);
     for (const auto& a : r.axes)
       if (!shape.column(a.var)) r.inputs_not_read.push_back(a.var);
-    // The reference evaluator: one exact symbolic resolution per point, on one thread.
-    for (size_t p = 0; p < points; ++p) {
-      auto assignments = s.assignments;
-      for (size_t a = 0; a < r.axes.size(); ++a) assignments[r.axes[a].var] = r.axis_value(a, p);
-      Resolver resolver(reg, assignments, s.variants);
-      for (size_t t = 0; t < targets.size(); ++t) r.y[p * targets.size() + t] = resolver.resolve(targets[t]).number.value_or(NAN);
-      if (bar && p % 256 == 0) bar(p);
-    }
+    // The reference evaluator: one exact symbolic resolution per point, on one thread (per MPI rank:
+    // under mpirun each rank resolves its block of points and the blocks are shared, runtime/dist).
+    const size_t nt = targets.size();
+    dist::share_blocks(
+        points,
+        [&](dist::Block mine) {
+          std::vector<double> y(mine.size() * nt);
+          for (size_t p = mine.begin; p < mine.end; ++p) {
+            auto assignments = s.assignments;
+            for (size_t a = 0; a < r.axes.size(); ++a) assignments[r.axes[a].var] = r.axis_value(a, p);
+            Resolver resolver(reg, assignments, s.variants);
+            for (size_t t = 0; t < nt; ++t) y[(p - mine.begin) * nt + t] = resolver.resolve(targets[t]).number.value_or(NAN);
+            if (bar && p % 256 == 0) bar(p);
+          }
+          return y;
+        },
+        [&](dist::Block block, const std::vector<double>& y) { std::copy(y.begin(), y.end(), r.y.begin() + long(block.begin * nt)); });
     if (bar) bar(points);
   } else if (engine == "jit") {
     r.threads = threads;
@@ -335,7 +345,7 @@ int sweep_command(const Registry& reg, const ScenarioPoint& s, const SweepReques
       (*bar)(done);
     };
   const SweepResult r = run_sweep(reg, s, targets, std::move(axes), req.zip, req.engine, req.threads, progress, req.fit ? &*req.fit : nullptr);
-  if (!req.out_path.empty()) write_sweep_file(reg, req.out_path, r);
+  if (!req.out_path.empty() && dist::root()) write_sweep_file(reg, req.out_path, r);  // under mpirun, rank 0 alone writes
 
   const size_t points = r.points;
   const double seconds = r.seconds;

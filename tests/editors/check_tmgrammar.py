@@ -3,7 +3,7 @@
 every regex compiles (the grammar keeps to the regex subset Oniguruma and Python's re share), every
 include resolves, and the grammar does not drift from the language: each keyword of grammar/GStack.g4's
 lexer and each built-in function of image/expr.cpp is highlighted. The tokenizing test proper is
-editors/vscode/test/grammar.test.js (vscode-textmate, needs `npm install` in editors/vscode).
+tools/editors/vscode/test/grammar.test.js (vscode-textmate, needs `npm install` in tools/editors/vscode).
 
     check_tmgrammar.py REPO_ROOT
 """
@@ -13,7 +13,7 @@ import re
 import sys
 
 root = sys.argv[1]
-ext = os.path.join(root, "editors", "vscode")
+ext = os.path.join(root, "tools", "editors", "vscode")
 failures = []
 passed = 0
 

@@ -1,6 +1,6 @@
 // Tokenizes .gstack text with the TextMate grammar exactly as VS Code does (vscode-textmate on the
-// Oniguruma regex engine, both from npm: `npm install` in editors/vscode) and checks the scopes of the tokens
-// that matter. Run: node --test editors/vscode/test/  (or through ctest as editors.tmgrammar_tokens).
+// Oniguruma regex engine, both from npm: `npm install` in tools/editors/vscode) and checks the scopes of the tokens
+// that matter. Run: node --test tools/editors/vscode/test/  (or through ctest as editors.tmgrammar_tokens).
 // Exits 77 (ctest: skipped) when the npm packages are not installed.
 "use strict";
 if (Number(process.versions.node.split(".")[0]) < 18) {
@@ -11,13 +11,13 @@ const fs = require("fs");
 const path = require("path");
 
 const here = __dirname;
-const repo = path.resolve(here, "../../..");
+const repo = path.resolve(here, "../../../..");  // tools/editors/vscode/test -> the repository root
 let vsctm, oniguruma;
 try {
   vsctm = require("vscode-textmate");
   oniguruma = require("vscode-oniguruma");
 } catch (e) {
-  console.log("skipped: vscode-textmate and vscode-oniguruma are not installed (run `npm install` in editors/vscode)");
+  console.log("skipped: vscode-textmate and vscode-oniguruma are not installed (run `npm install` in tools/editors/vscode)");
   process.exit(77);
 }
 const test = require("node:test");
