@@ -218,7 +218,7 @@ PolicyRun run_policy(const sim::Scenario& sc, const std::string& policy, uint64_
   if (!policy.empty()) o.recovery = sim::parse_recovery(policy);
   PolicyRun r;
   r.result = sim::simulate(sc, o);
-  r.track = recovery_track(r.result, policy.empty() ? std::string(sim::recovery_name(sc.jobs.front().recovery)) : policy);
+  r.track = recovery_track(r.result, policy.empty() ? std::string(sim::recovery_name(sc.jobs.front().policy.recovery)) : policy);
   r.result.timeline.clear(), r.result.utilisation.clear();  // the track holds what the view needs
   return r;
 }

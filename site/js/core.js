@@ -250,7 +250,7 @@
 
   // ---- URL state: "#view=cone&var=econ.cost.per_token"
 
-  const VIEWS = ['ask', 'cone', 'debt', 'trace', 'calc', 'charts', 'compare', 'validation', 'experiments'];
+  const VIEWS = ['ask', 'cone', 'debt', 'trace', 'calc', 'charts', 'compare', 'validation', 'experiments', 'simulation'];
   function parseHash(hash) {
     const p = new URLSearchParams(String(hash || '').replace(/^#/, ''));
     const state = {};
