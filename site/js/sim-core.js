@@ -77,6 +77,7 @@
 
   // The zoom ladder: window widths from the whole run down to minutes.
   const ZOOMS = [Infinity, 14 * 86400, 2 * 86400, 6 * 3600, 3600, 15 * 60];
+  const ZOOM_LABELS = ['Whole run', '2 weeks', '2 days', '6 hours', '1 hour', '15 minutes'];
 
   // A window of `width` centred on `centre`, kept inside [0, end].
   function clampWindow(centre, width, end) {
@@ -85,7 +86,7 @@
     return { from, to: from + w };
   }
 
-  const api = { records, windowBuckets, bucketEttr, cumulativeEttr, goodputSeries, episodesIn, causesTable, policyRows, duration, ZOOMS, clampWindow };
+  const api = { records, windowBuckets, bucketEttr, cumulativeEttr, goodputSeries, episodesIn, causesTable, policyRows, duration, ZOOMS, ZOOM_LABELS, clampWindow };
   root.GStackSim = api;
   if (typeof module === 'object' && module.exports) module.exports = api;
 })(typeof window !== 'undefined' ? window : globalThis);

@@ -21,7 +21,9 @@
   const runOf = (policy) => data().runs.find((r) => r.policy === policy);
   const pct = (x) => (100 * x).toFixed(2) + ' %';
   const tokens = (x) => (x / 1e6).toFixed(3) + ' M tokens/s';
-  const when = (t) => 'day ' + (t / 86400).toFixed(t < 864000 ? 2 : 1);
+  // A time in the run as "day 12 04:35" (with seconds when `seconds`).
+  const two = (x) => String(Math.floor(x)).padStart(2, '0');
+  const when = (t, seconds) => 'day ' + Math.floor(t / 86400) + ' ' + two((t % 86400) / 3600) + ':' + two((t % 3600) / 60) + (seconds ? ':' + two(t % 60) : '');
 
   function make(canvas, config) {
     if (charts.has(canvas.id)) charts.get(canvas.id).destroy();
@@ -97,6 +99,7 @@
     // Served pages ask for buckets of the window itself when the exported ones are too coarse to show it.
     if (!window.GStackLive || !window.GStackLive.available) return;
     if ((view.to - view.from) / data().bucket_s > 40) return;
+    if (view.server && view.server.policy === run.policy && view.server.from_s === view.from && view.server.to_s === view.to) return;
     const seq = ++view.seq;
     try {
       const answer = await window.GStackLive.post('simulation_timeline', { scenario: data().scenario.name, policy: run.policy, from_s: view.from, to_s: view.to, buckets: 120 });
@@ -119,7 +122,7 @@
     const fromServer = Boolean(view.server && view.server.policy === run.policy && view.server.from_s === view.from && view.server.to_s === view.to);
     const controls = el('div', { class: 'row sim-controls', role: 'group', 'aria-label': 'Timeline window' });
     S.ZOOMS.forEach((w, i) => controls.append(el('button', { type: 'button', 'data-zoom': String(i), 'aria-pressed': String(view.zoom === i), onclick: () => zoomTo(ctx, i) },
-      w === Infinity ? 'Whole run' : S.duration(w))));
+      S.ZOOM_LABELS[i])));
     controls.append(el('button', { type: 'button', 'data-pan': '-1', 'aria-label': 'Earlier', onclick: () => pan(ctx, -1) }, '\u2190 earlier'),
       el('button', { type: 'button', 'data-pan': '1', 'aria-label': 'Later', onclick: () => pan(ctx, 1) }, 'later \u2192'));
     box.append(controls);
@@ -134,7 +137,7 @@
     box.append(f.fig);
     const chart = make(f.canvas, {
       type: 'bar',
-      data: { labels: buckets.map((b) => when(b.t_s)), datasets: PHASES.map((p) => ({ label: p[1], data: buckets.map((b) => b[p[0]] / b.width_s), backgroundColor: p[2], stack: 'phases' })) },
+      data: { labels: buckets.map((b) => when(b.t_s, width < 60)), datasets: PHASES.map((p) => ({ label: p[1], data: buckets.map((b) => b[p[0]] / b.width_s), backgroundColor: p[2], stack: 'phases' })) },
       options: { scales: { x: { stacked: true, ticks: { maxTicksLimit: 8 } }, y: { stacked: true, min: 0, max: 1, title: { display: true, text: 'share of the bucket' } } } },
     });
     keys(chart, f.canvas, f.readout, (i) => {
@@ -187,8 +190,9 @@
     if (zoom > view.zoom) {
       const eps = S.episodesIn(run, view.from, view.to);
       if (eps.length) {
+        // The failure a quarter of the way into the new window, its recovery after it.
         const e = eps.reduce((a, b) => (b.resumed_s - b.t_s > a.resumed_s - a.t_s ? b : a));
-        centre = (e.t_s + e.resumed_s) / 2;
+        centre = e.t_s + clampWidth(S.ZOOMS[zoom], data().scenario.horizon_s) / 4;
       }
     }
     setWindow(centre, zoom);
