@@ -31,7 +31,9 @@ std::string shape_key(const ScenarioPoint& s, uint32_t target) {
   return key;
 }
 
-bool near(double a, double b) { return std::fabs(a - b) <= kBoundary * std::max(std::fabs(a), std::fabs(b)); }
+// Close to each other but not equal: rounding could put them on either side. (Equal doubles are decided
+// as equal: a bound met exactly, such as a count of 1 against `>= 1`, is the common case.)
+bool near(double a, double b) { return a != b && std::fabs(a - b) <= kBoundary * std::max(std::fabs(a), std::fabs(b)); }
 
 }  // namespace
 
