@@ -39,9 +39,9 @@ bool near(double a, double b) { return a != b && std::fabs(a - b) <= kBoundary *
 
 struct ResolveCache::Entry {
   bool usable = false;              // false: this shape always takes the resolver's path
-  ResolutionFacts facts;            // the template; values and check outcomes are refilled per request
-  size_t relation_constraints = 0;  // facts.constraints: relation checks first, then the domain checks
-  std::vector<uint32_t> domain_vars;  // whose domain checks follow, in the resolver's order
+  ResolutionFacts facts;            // the template, without its checks; values are refilled per request
+  std::vector<Check> relation_checks, validity_checks;  // the resolver's, re-decided per request
+  std::vector<uint32_t> domain_vars;  // whose domain checks follow the relation checks, in the resolver's order
   std::vector<uint32_t> inputs, outputs;  // the cone's columns (variable ids)
   CompiledCone cone;                // the interpreter
 };
@@ -60,6 +60,8 @@ std::shared_ptr<const ResolveCache::Entry> ResolveCache::build(const ScenarioPoi
   const Resolution& res = slow.resolution;
   if (!res.number || !res.missing.empty()) return e;
   e->facts = resolution_facts(res);
+  e->facts.constraints.clear(), e->facts.validity.clear();
+  e->validity_checks = res.validity;
 
   // The variables the answer reads: the target, and every input of a check the resolver could decide.
   std::set<uint32_t> wanted;
@@ -68,8 +70,8 @@ std::shared_ptr<const ResolveCache::Entry> ResolveCache::build(const ScenarioPoi
       if (e->domain_vars.empty() || e->domain_vars.back() != c.var) e->domain_vars.push_back(c.var);
       continue;
     }
-    ++e->relation_constraints;
     if (e->domain_vars.size()) return e;  // not the resolver's order (relation checks, then domains): never guess
+    e->relation_checks.push_back(c);
   }
   for (const auto* list : {&res.constraints, &res.validity})
     for (const auto& c : *list) {
@@ -95,15 +97,19 @@ std::shared_ptr<const ResolveCache::Entry> ResolveCache::build(const ScenarioPoi
   // Self-check at the point that built it: the cone must give the resolver's answer.
   e->usable = true;
   const auto fast = facts_at(*e, s);
-  e->usable = fast && agrees(*fast, e->facts);
+  e->usable = fast && agrees(*fast, resolution_facts(res));
   return e;
 }
 
 bool ResolveCache::agrees(const ResolutionFacts& fast, const ResolutionFacts& exact) {
-  auto same_checks = [](const std::vector<Check>& a, const std::vector<Check>& b) {
+  // `fast` holds the violated checks only (all the compact document shows).
+  auto same_checks = [](const std::vector<Check>& a, const std::vector<Check>& all) {
+    std::vector<const Check*> b;
+    for (const auto& c : all)
+      if (c.status == CheckStatus::Violated) b.push_back(&c);
     if (a.size() != b.size()) return false;
     for (size_t i = 0; i < a.size(); ++i)
-      if (a[i].name != b[i].name || a[i].status != b[i].status || a[i].inputs.size() != b[i].inputs.size()) return false;
+      if (a[i].name != b[i]->name || a[i].status != b[i]->status || a[i].inputs.size() != b[i]->inputs.size()) return false;
     return true;
   };
   return fast.number && exact.number && std::fabs(*fast.number - *exact.number) <= 1e-12 * std::fabs(*exact.number) &&
@@ -124,36 +130,43 @@ std::optional<ResolutionFacts> ResolveCache::facts_at(const Entry& e, const Scen
   for (size_t i = 0; i < out.size(); ++i) values[e.outputs[i]] = out[i];
   if (!std::isfinite(out[0])) return std::nullopt;
 
-  ResolutionFacts f = e.facts;
+  // The compact document shows the violated checks only (and counts them), so only those are kept.
+  ResolutionFacts f = e.facts;  // its check lists are empty: the entry keeps them apart
   f.number = out[0];
   for (auto& o : f.overrides) o.value = s.assignments.at(o.var);
-  // Refills a decided check's inputs; false when one has no finite value here.
-  auto refill = [&](Check& c) {
-    for (auto& [v, x] : c.inputs)
-      if (!std::isfinite(x = values[v])) return false;
+  // Keeps a violated check with its inputs at this point; false when one has no finite value here.
+  auto keep_violated = [&](const Check& c, CheckStatus status, std::vector<Check>& into) {
+    for (const auto& [v, x] : c.inputs)
+      if (!std::isfinite(values[v])) return false;
+    if (status != CheckStatus::Violated) return true;
+    Check& k = into.emplace_back(c);
+    k.status = status;
+    for (auto& [v, x] : k.inputs) x = values[v];
     return true;
   };
-  for (size_t i = 0; i < e.relation_constraints; ++i) {
-    Check& c = f.constraints[i];
+  for (const Check& c : e.relation_checks) {
     if (c.status == CheckStatus::Undetermined) continue;
     const Relation& rel = reg_.relation(uint32_t(c.relation));
     const double lhs = eval_reference(rel.lhs, values), rhs = eval_reference(rel.rhs, values);
-    if (!std::isfinite(lhs) || !std::isfinite(rhs) || near(lhs, rhs) || !refill(c)) return std::nullopt;
-    c.status = eval_binary(rel.compare, lhs, rhs) != 0 ? CheckStatus::Satisfied : CheckStatus::Violated;
+    if (!std::isfinite(lhs) || !std::isfinite(rhs) || near(lhs, rhs)) return std::nullopt;
+    if (!keep_violated(c, eval_binary(rel.compare, lhs, rhs) != 0 ? CheckStatus::Satisfied : CheckStatus::Violated, f.constraints)) return std::nullopt;
   }
-  f.constraints.resize(e.relation_constraints);
+  std::vector<Check> domain;
   for (uint32_t v : e.domain_vars) {
     const double x = values[v];
     if (!std::isfinite(x)) return std::nullopt;
     const bool exact = x == std::round(x), close = std::fabs(x - std::round(x)) <= 1e-9 * std::max(1.0, std::fabs(x));
     if (reg_.var(v).assume.integer && exact != close) return std::nullopt;  // the resolver decides it on exact values
-    append_domain_checks(reg_.var(v), v, x, exact, f.constraints);
+    domain.clear();
+    append_domain_checks(reg_.var(v), v, x, exact, domain);
+    for (auto& c : domain)
+      if (c.status == CheckStatus::Violated) f.constraints.push_back(std::move(c));
   }
-  for (Check& c : f.validity) {
+  for (const Check& c : e.validity_checks) {
     if (c.status == CheckStatus::Undetermined) continue;
     const double truth = eval_reference(reg_.relation(uint32_t(c.relation)).validity, values);
-    if ((truth != 0 && truth != 1) || !refill(c)) return std::nullopt;
-    c.status = truth != 0 ? CheckStatus::Satisfied : CheckStatus::Violated;
+    if (truth != 0 && truth != 1) return std::nullopt;
+    if (!keep_violated(c, truth != 0 ? CheckStatus::Satisfied : CheckStatus::Violated, f.validity)) return std::nullopt;
   }
   return f;
 }
