@@ -136,6 +136,8 @@ try {
     setTimeout(() => reject(new Error('the server did not start: ' + serverErr)), 60000);
   });
   await page.setViewportSize({ width: 1280, height: 800 });
+  // Over HTTP the page's 4 MB of data take Chromium tens of seconds on a loaded 2-core machine.
+  page.setDefaultTimeout(120000);
   await page.goto(`http://127.0.0.1:${port}/#view=simulation`);
   await page.waitForSelector('body[data-live="on"]');
   await page.waitForSelector('#cv-sim-timeline[data-rendered="true"]');
