@@ -128,7 +128,8 @@
     box.append(controls);
     const width = buckets.length ? buckets[0].width_s : data().bucket_s;
     const summary = 'From ' + when(view.from) + ' to ' + when(view.to) + ' (' + S.duration(view.to - view.from) + '), ' + buckets.length + ' buckets of ' + S.duration(width) +
-      (fromServer ? ' computed by the server for this window' : ' from the export') + '. Each bar is the share of its bucket the job spent in each phase.';
+      (fromServer ? ' computed by the server for this window' : ' from the export') + '. Each bar is the share of its bucket the job spent in each phase.' +
+      (!fromServer && width > view.to - view.from ? ' The export\u2019s buckets are wider than this window: the interruptions below are drawn to scale, and `gpu-stack serve` gives buckets of the window itself.' : '');
     const headers = ['Bucket start', 'Width'].concat(PHASES.map((p) => p[1]), ['Failures', 'Interruptions', 'Checkpoints']);
     const rows = buckets.map((b) => [when(b.t_s), S.duration(b.width_s)].concat(PHASES.map((p) => pct(b[p[0]] / b.width_s)), [String(b.failures), String(b.interruptions), String(b.checkpoints)]));
     const f = figure(ctx, 'sim-timeline', 'Recovery timeline: ' + run.policy, summary, headers, rows);
@@ -164,7 +165,7 @@
         type: 'bar',
         data: { labels: list.map((e) => e.cause + ' @ ' + when(e.t_s)), datasets: [
           { label: 'compute lost', data: list.map((e) => [m(e.t_s - e.lost_s), m(e.t_s)]), backgroundColor: '#b52720' },
-          { label: 'detection', data: list.map((e) => [m(e.t_s), m(e.detected_s)]), backgroundColor: '#c64d13' },
+          { label: 'detection (or pause)', data: list.map((e) => [m(e.t_s), m(e.detected_s)]), backgroundColor: '#c64d13' },
           { label: 'recovery', data: list.map((e) => [m(e.detected_s), m(e.resumed_s)]), backgroundColor: '#7a5195' }] },
         options: { indexAxis: 'y', scales: { x: { min: 0, max: m(view.to), title: { display: true, text: 'minutes from ' + when(view.from) } }, y: { stacked: true } } },
       });
@@ -188,9 +189,11 @@
     const run = runOf(view.policy);
     let centre = (view.from + view.to) / 2;
     if (zoom > view.zoom) {
-      const eps = S.episodesIn(run, view.from, view.to);
+      const all = S.episodesIn(run, view.from, view.to);
+      const failures = all.filter((e) => e.cause !== 'planned_maintenance');
+      const eps = failures.length ? failures : all;
       if (eps.length) {
-        // The failure a quarter of the way into the new window, its recovery after it.
+        // The longest failure a quarter of the way into the new window, its recovery after it.
         const e = eps.reduce((a, b) => (b.resumed_s - b.t_s > a.resumed_s - a.t_s ? b : a));
         centre = e.t_s + clampWidth(S.ZOOMS[zoom], data().scenario.horizon_s) / 4;
       }
@@ -246,7 +249,7 @@
     const chart = make(f.canvas, {
       type: 'bar',
       data: { labels: rows.map((r) => r.cause), datasets: [{ label: 'simulated', data: rows.map((r) => r.simulated), backgroundColor: '#087580' }, { label: 'published', data: rows.map((r) => r.observed), backgroundColor: '#c64d13' }] },
-      options: { indexAxis: 'y' },
+      options: { indexAxis: 'y', scales: { y: { ticks: { autoSkip: false } } } },
     });
     keys(chart, f.canvas, f.readout, (i) => rows[i].cause + ': simulated ' + rows[i].simulated + ', published ' + rows[i].observed + '.');
   }
