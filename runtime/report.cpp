@@ -257,16 +257,19 @@ std::string resolution_text(const Registry& reg, const Resolution& res, const Re
   return out;
 }
 
-std::string resolution_json(const Registry& reg, const Resolution& res, bool full) {
+namespace {
+
+// The resolution document; `steps` (the trace) only when `full`.
+json resolution_object(const Registry& reg, const ResolutionFacts& res, const std::vector<Step>& steps, bool full) {
   json j{{"target", reg.var(res.target).name}, {"complete", res.number.has_value()}};
   put_quantity(j, reg, res.target, res.number);
   if (!res.number) {
-    j["formula"] = sym::to_string(res.value);
+    j["formula"] = res.formula;
   }
   j["missing"] = json::array();
   for (const auto& m : res.missing) j["missing"].push_back(missing_json(reg, m));
   j["steps"] = json::array();
-  for (const Step& s : full ? res.steps : std::vector<Step>{}) {
+  for (const Step& s : full ? steps : std::vector<Step>{}) {
     json step{{"variable", reg.var(s.var).name}};
     put_quantity(step, reg, s.var, sym::to_double(s.value));
     if (!sym::to_double(s.value)) step["formula"] = sym::to_string(s.value);
@@ -288,9 +291,23 @@ std::string resolution_json(const Registry& reg, const Resolution& res, bool ful
   j["validity"] = json::array();
   for (const auto& c : res.validity)
     if (full || c.status == CheckStatus::Violated) j["validity"].push_back(check_json(reg, c));
-  j["violations"] = res.violations();
-  return j.dump(2);
+  j["violations"] = count_violations(res.constraints, res.validity);
+  return j;
 }
+
+}  // namespace
+
+ResolutionFacts resolution_facts(const Resolution& res) {
+  ResolutionFacts f{res.target, res.number, res.number ? "" : sym::to_string(res.value), res.missing, res.assigned, res.overrides,
+                    res.constraints, res.validity};
+  return f;
+}
+
+std::string resolution_json(const Registry& reg, const Resolution& res, bool full) {
+  return resolution_object(reg, resolution_facts(res), res.steps, full).dump(2);
+}
+
+std::string resolution_json(const Registry& reg, const ResolutionFacts& facts) { return resolution_object(reg, facts, {}, false).dump(2); }
 
 // ---- trace tree
 

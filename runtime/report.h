@@ -2,6 +2,7 @@
 // each as text for people and as JSON (SI values plus unit strings) for programs.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,6 +25,22 @@ std::string resolution_text(const Registry& reg, const Resolution& res, const Re
 // `full` false is the compact document: no computed steps (the trace) and, of the constraints and
 // validity checks, only the violated ones (`violations` still counts them all).
 std::string resolution_json(const Registry& reg, const Resolution& res, bool full = true);
+
+// What the compact document shows of a resolution, without its symbolic values: plain data that any
+// thread may copy and print (GiNaC's reference counts are not thread-safe). The server's fast path
+// (runtime/serve/resolve_cache.h) fills it from the interpreter and prints it with the overload below.
+struct ResolutionFacts {
+  uint32_t target = 0;
+  std::optional<double> number;
+  std::string formula;  // the value's text when `number` is empty
+  std::vector<MissingInput> missing;
+  std::vector<uint32_t> assigned;
+  std::vector<Override> overrides;
+  std::vector<Check> constraints, validity;
+};
+ResolutionFacts resolution_facts(const Resolution& res);
+// resolution_json(reg, res, false) for the facts of `res`: the same document, byte for byte.
+std::string resolution_json(const Registry& reg, const ResolutionFacts& facts);
 
 // The target's cone as a tree: each variable with its value, unit, relation and source location.
 // max_depth >= 0 stops the tree that many levels below the target and says how many inputs are hidden.

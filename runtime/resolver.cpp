@@ -55,12 +55,14 @@ const Step* Resolution::step_for(uint32_t var) const {
   return nullptr;
 }
 
-size_t Resolution::violations() const {
+size_t count_violations(const std::vector<Check>& constraints, const std::vector<Check>& validity) {
   size_t n = 0;
   for (const auto* list : {&constraints, &validity})
     for (const auto& c : *list) n += c.status == CheckStatus::Violated;
   return n;
 }
+
+size_t Resolution::violations() const { return count_violations(constraints, validity); }
 
 std::string family_of(const std::string& name) {
   std::vector<std::string> parts;
@@ -521,45 +523,51 @@ Check Resolver::check_condition(Check c, const std::vector<uint32_t>& vars, cons
   return c;
 }
 
+void append_domain_checks(const Variable& v, uint32_t var, double x, bool whole, std::vector<Check>& out) {
+  auto add = [&](const char* suffix, bool ok, std::string text) {
+    Check c;
+    c.name = "domain." + v.name + "." + suffix;
+    c.kind = "domain", c.var = var, c.text = std::move(text);
+    c.status = ok ? CheckStatus::Satisfied : CheckStatus::Violated;
+    c.inputs = {{var, x}};
+    out.push_back(std::move(c));
+  };
+  switch (v.assume.sign) {
+    case Sign::Positive: add("positive", x > 0, v.name + " > 0"); break;
+    case Sign::Nonnegative: add("nonnegative", x >= 0, v.name + " >= 0"); break;
+    case Sign::Negative: add("negative", x < 0, v.name + " < 0"); break;
+    case Sign::Nonpositive: add("nonpositive", x <= 0, v.name + " <= 0"); break;
+    case Sign::Any: break;
+  }
+  if (v.assume.binary) {
+    add("binary", x == 0 || x == 1, v.name + " is 0 or 1");
+  } else if (v.assume.integer) {
+    add("integer", whole, v.name + " is a whole number");
+  }
+  if (v.assume.has_range) {
+    // Bounds were converted from the display unit, so allow for that rounding.
+    auto slack = [&](double bound) { return 1e-12 * std::max(std::fabs(bound), std::fabs(x)); };
+    auto shown = [&](double bound) {
+      std::string number = fmt::format("{:g}", bound / v.unit_scale);
+      return v.unit == "1" ? number : number + " " + v.unit;
+    };
+    add("min", x >= v.assume.lo - slack(v.assume.lo), v.name + " >= " + shown(v.assume.lo));
+    add("max", x <= v.assume.hi + slack(v.assume.hi), v.name + " <= " + shown(v.assume.hi));
+  }
+}
+
 void Resolver::check_domains(uint32_t var, std::vector<Check>& out) {
   const Variable& v = reg_.var(var);
   if (v.is_constant) return;
   auto value = known(var);
   auto x = value ? sym::to_double(*value) : std::nullopt;
   if (!x) return;
-  auto add = [&](const char* suffix, bool ok, std::string text) {
-    Check c;
-    c.name = "domain." + v.name + "." + suffix;
-    c.kind = "domain", c.var = var, c.text = std::move(text);
-    c.status = ok ? CheckStatus::Satisfied : CheckStatus::Violated;
-    c.inputs = {{var, *x}};
-    out.push_back(std::move(c));
-  };
-  switch (v.assume.sign) {
-    case Sign::Positive: add("positive", *x > 0, v.name + " > 0"); break;
-    case Sign::Nonnegative: add("nonnegative", *x >= 0, v.name + " >= 0"); break;
-    case Sign::Negative: add("negative", *x < 0, v.name + " < 0"); break;
-    case Sign::Nonpositive: add("nonpositive", *x <= 0, v.name + " <= 0"); break;
-    case Sign::Any: break;
-  }
-  if (v.assume.binary) {
-    add("binary", *x == 0 || *x == 1, v.name + " is 0 or 1");
-  } else if (v.assume.integer) {
-    bool whole = GiNaC::is_a<GiNaC::numeric>(*value) && GiNaC::ex_to<GiNaC::numeric>(*value).is_rational()
-                     ? GiNaC::ex_to<GiNaC::numeric>(*value).is_integer()
-                     : std::fabs(*x - std::round(*x)) <= 1e-9 * std::max(1.0, std::fabs(*x));
-    add("integer", whole, v.name + " is a whole number");
-  }
-  if (v.assume.has_range) {
-    // Bounds were converted from the display unit, so allow for that rounding.
-    auto slack = [&](double bound) { return 1e-12 * std::max(std::fabs(bound), std::fabs(*x)); };
-    auto shown = [&](double bound) {
-      std::string number = fmt::format("{:g}", bound / v.unit_scale);
-      return v.unit == "1" ? number : number + " " + v.unit;
-    };
-    add("min", *x >= v.assume.lo - slack(v.assume.lo), v.name + " >= " + shown(v.assume.lo));
-    add("max", *x <= v.assume.hi + slack(v.assume.hi), v.name + " <= " + shown(v.assume.hi));
-  }
+  bool whole = false;
+  if (v.assume.integer && !v.assume.binary)
+    whole = GiNaC::is_a<GiNaC::numeric>(*value) && GiNaC::ex_to<GiNaC::numeric>(*value).is_rational()
+                ? GiNaC::ex_to<GiNaC::numeric>(*value).is_integer()
+                : std::fabs(*x - std::round(*x)) <= 1e-9 * std::max(1.0, std::fabs(*x));
+  append_domain_checks(v, var, *x, whole, out);
 }
 
 void Resolver::check_override(Override& o) {

@@ -110,6 +110,13 @@ struct Resolution {
   size_t violations() const;  // violated constraints, domains and validity conditions
 };
 
+// Violated checks in both lists (Resolution::violations, and the server's fast path).
+size_t count_violations(const std::vector<Check>& constraints, const std::vector<Check>& validity);
+
+// The declared domain checks (sign, binary or integer, range) of variable `var` at value `x`, appended to
+// `out`; `whole` says whether x is an integer (the resolver decides it exactly on rational values).
+void append_domain_checks(const Variable& v, uint32_t var, double x, bool whole, std::vector<Check>& out);
+
 // |a - b| relative to the larger magnitude; 0 when both are 0.
 double relative_difference(double a, double b);
 

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <list>
 #include <map>
 #include <set>
 #include <sstream>
@@ -15,6 +16,8 @@
 #include "runtime/api/session.h"
 #include "runtime/presets.h"
 #include "runtime/sim/commands.h"
+#include "runtime/sim/scenario_toml.h"
+#include "runtime/site/simulation.h"
 #include "runtime/strategy/report.h"
 #include "runtime/uq/commands.h"
 #include "runtime/validate/validate.h"
@@ -129,6 +132,8 @@ const std::map<std::string, std::string>& usages() {
       {"plan", std::string("POST /api/plan {\"preset\": [NAME...], \"workload\": [NAME], \"fix\": [\"KNOB=VALUE\"...], \"objective\": NAME, "
                            "\"top\": K, \"serving\": false, \"limit\": [\"ttft_max=200ms\"...], \"assign\": [...], \"variant\": [...]}")},
       {"validate", "POST /api/validate {\"no_search\": false, \"cross_validate\": \"family\"} (the shipped published runs)"},
+      {"simulation_timeline", "POST /api/simulation_timeline {\"scenario\": NAME (under presets/sim), \"policy\": NAME, \"seed\": S, "
+                              "\"from_s\": 0, \"to_s\": END, \"buckets\": 120, \"max_episodes\": 500} (the Simulation view's recovery timeline)"},
       {"simulate", "POST /api/simulate {\"scenario\": NAME (under presets/sim), \"seed\": S, \"replicas\": R, \"max_gpu_days\": D, "
                    "\"max_events\": E, \"policy\": NAME, \"preset\": [NAME...]}"},
   };
@@ -194,6 +199,61 @@ Reply from_command(int rc, const std::ostringstream& out, const std::ostringstre
 
 }  // namespace
 
+// A policy's recovery track, kept for the last few scenario, seed and policy asked.
+struct TrackCache {
+  std::list<std::pair<std::string, std::shared_ptr<const site::RecoveryTrack>>> tracks;  // most recent first
+  static constexpr size_t kCapacity = 8;
+};
+
+namespace {
+
+// POST /api/simulation_timeline (under the model lock): a policy's recovery track bucketed over a window.
+Reply simulation_timeline(const Registry& reg, const std::string& presets_dir, const Limits& limits, TrackCache& cache, Fields& f,
+                          const json& req) {
+  const fs::path sim_dir = fs::path(presets_dir) / "sim";
+  const std::string file = file_in(sim_dir.string(), f.text("scenario", true), "simulation scenario", [&] { return toml_stems(sim_dir); });
+  const std::string policy = f.text("policy", true);
+  try {
+    sim::parse_recovery(policy);
+  } catch (const std::exception& e) {
+    f.fail(e.what());
+  }
+  std::optional<uint64_t> seed;
+  if (req.contains("seed") && !req["seed"].is_null()) seed = f.count("seed", 0, 0, UINT64_MAX);
+  const double from_s = f.number("from_s", 0, 0, 1e12);
+  const double to_s = f.number("to_s", -1, -1, 1e12);
+  const size_t buckets = f.count("buckets", 120, 1, limits.timeline_buckets);
+  const size_t max_episodes = f.count("max_episodes", 500, 0, limits.timeline_episodes);
+  f.done();
+  const sim::Scenario sc = sim::load_scenario_toml(file, reg.units());
+  if (sc.jobs.empty()) f.fail("the scenario has no job, so it has no recovery timeline");
+  if (site::scenario_gpu_days(sc) > limits.sim_gpu_days)
+    f.fail("the scenario asks for more than " + std::to_string(uint64_t(limits.sim_gpu_days)) + " GPU-days (this server's cap per request)");
+  const uint64_t s = seed.value_or(sc.seed);
+  std::error_code ec;  // a changed scenario file is a new key
+  const std::string key = file + "\n" + std::to_string(fs::last_write_time(file, ec).time_since_epoch().count()) + "\n" + std::to_string(s) + "\n" + policy;
+  std::shared_ptr<const site::RecoveryTrack> track;
+  for (auto it = cache.tracks.begin(); it != cache.tracks.end(); ++it)
+    if (it->first == key) {
+      cache.tracks.splice(cache.tracks.begin(), cache.tracks, it);
+      track = it->second;
+      break;
+    }
+  if (!track) {
+    track = std::make_shared<const site::RecoveryTrack>(site::run_policy(sc, policy, s, limits.sim_events).track);
+    cache.tracks.emplace_front(key, track);
+    if (cache.tracks.size() > TrackCache::kCapacity) cache.tracks.pop_back();
+  }
+  const double end = to_s < 0 ? track->end_s : to_s;
+  if (!(end > from_s)) f.fail("'to_s' must be after 'from_s'");
+  auto j = site::track_window(*track, from_s, end, buckets, max_episodes);
+  j["scenario"] = sc.id, j["seed"] = s, j["end_s"] = track->end_s;
+  return {200, j.dump()};
+}
+
+}  // namespace
+
+
 Reply error_reply(int status, const std::string& message, const std::string& hint) {
   // Messages quote what the request sent; bytes that are not UTF-8 are replaced rather than failing the reply.
   return {status, json{{"error", message}, {"hint", hint}}.dump(-1, ' ', false, json::error_handler_t::replace)};
@@ -207,11 +267,12 @@ struct Api::PresetCache {
 
 Api::Api(const Registry& reg, std::string presets_dir, std::string image_path, Limits limits)
     : reg_(reg), presets_dir_(std::move(presets_dir)), image_path_(std::move(image_path)), limits_(limits),
-      cache_(std::make_unique<PresetCache>()) {}
+      cache_(std::make_unique<PresetCache>()), tracks_(std::make_unique<TrackCache>()), resolve_cache_(std::make_unique<ResolveCache>(reg, limits.resolve_shapes)) {}
 
 Api::~Api() = default;
 
 ScenarioPoint Api::scenario(const PresetLibrary& lib, const api::ScenarioInputs& in) const {
+  std::unique_lock<std::mutex> lock(presets_mutex_);
   PresetCache& c = *cache_;
   const auto now = std::chrono::steady_clock::now();
   if (now - c.checked > std::chrono::seconds(1)) {
@@ -229,6 +290,7 @@ ScenarioPoint Api::scenario(const PresetLibrary& lib, const api::ScenarioInputs&
     it = c.points.emplace(layers, api::preset_point(lib, in)).first;
   }
   ScenarioPoint s = it->second;
+  lock.unlock();
   api::apply_overrides(reg_, in, s);
   return s;
 }
@@ -262,9 +324,7 @@ Reply Api::post(const std::string& endpoint, const std::string& body) const {
   if (!req.is_object()) return error_reply(400, "the request body must be a JSON object", usage->second);
   Fields f(req, usage->second);
   try {
-    std::lock_guard<std::mutex> lock(model_);
     PresetLibrary lib(reg_, presets_dir_);
-    std::ostringstream out, err;
     if (endpoint == "resolve") {
       const std::string target = f.text("target", true);
       api::ScenarioInputs in = scenario_inputs(f, lib, presets_dir_);
@@ -275,8 +335,14 @@ Reply Api::post(const std::string& endpoint, const std::string& body) const {
       f.done();
       const uint32_t t = lookup_variable(reg_, target, "target variable");
       const ScenarioPoint s = scenario(lib, in);
+      // The compact answer comes from the interpreter on this thread; GiNaC only where it must.
+      if (!trace && !opt.explain && !interval)
+        if (auto fast = resolve_cache_->compact(s, t, model_)) return {200, std::move(*fast)};
+      std::lock_guard<std::mutex> lock(model_);
       return {200, api::resolve_json(reg_, api::resolve(reg_, s, t, opt, interval ? api::kResolveIntervalSamples : 0), trace)};
     }
+    std::lock_guard<std::mutex> lock(model_);
+    std::ostringstream out, err;
     if (endpoint == "sweep") {
       std::vector<std::string> names = f.texts("targets", true);
       std::vector<std::string> vary = f.texts("vary", true);
@@ -338,6 +404,7 @@ Reply Api::post(const std::string& endpoint, const std::string& body) const {
       o.json = true;
       return from_command(validate::validate_command(reg_, lib, o, out, err), out, err, usage->second);
     }
+    if (endpoint == "simulation_timeline") return simulation_timeline(reg_, presets_dir_, limits_, *tracks_, f, req);
     // simulate
     sim::SimulateArgs a;
     const fs::path sim_dir = fs::path(presets_dir_) / "sim";

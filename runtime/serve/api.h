@@ -4,8 +4,10 @@
 // bad value gets the CLI's message, and answers with the CLI's `--json` document, built by the same
 // presenters. Work per request is capped (sweep points, Monte Carlo samples, simulated GPU-days).
 //
-// GiNaC, under the resolver and the JIT's cone builder, is not thread-safe, so the model work of every
-// request runs under one lock; the server bounds how many requests may wait for it.
+// GiNaC, under the resolver and the cone builder, is not thread-safe, so model work that needs it runs
+// under one lock; the server bounds how many requests may wait for it. A resolve without trace, explain
+// or interval (what the page's calculator asks) is answered from a compiled cone per scenario shape on
+// the request's own thread (runtime/serve/resolve_cache.h), and takes the lock only to build one.
 #pragma once
 
 #include <cstddef>
@@ -17,6 +19,7 @@
 
 #include "runtime/api/session.h"
 #include "runtime/registry.h"
+#include "runtime/serve/resolve_cache.h"
 
 namespace gs::serve {
 
@@ -29,6 +32,9 @@ struct Limits {
   uint64_t sim_events = 20'000'000;    // events per replica
   uint32_t sim_replicas = 8;
   size_t plan_top = 100;
+  size_t resolve_shapes = 256;
+  size_t timeline_buckets = 2000;      // buckets per simulation_timeline window
+  size_t timeline_episodes = 5000;     // interruptions listed per window         // compiled resolve cones kept (least recently used dropped first)
 };
 
 struct Reply {
@@ -62,9 +68,12 @@ class Api {
   const Registry& reg_;
   std::string presets_dir_, image_path_;
   Limits limits_;
-  mutable std::mutex model_;  // GiNaC: one request's model work at a time; also guards the cache
+  mutable std::mutex model_;           // GiNaC: one request's symbolic work at a time
+  mutable std::mutex presets_mutex_;   // the preset cache (taken after model_ when both are held)
   struct PresetCache;
   std::unique_ptr<PresetCache> cache_;
+  std::unique_ptr<struct TrackCache> tracks_;  // recovery tracks of the Simulation view, guarded by model_
+  std::unique_ptr<ResolveCache> resolve_cache_;
 };
 
 }  // namespace gs::serve

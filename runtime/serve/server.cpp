@@ -98,7 +98,10 @@ int serve(const Registry& reg, const ServeOptions& o, std::ostream& out, std::os
 
   Api api(reg, o.presets_dir, o.image_path, o.limits);
   httplib::Server svr;
-  const size_t pool = std::max<size_t>(8, size_t(o.max_jobs) + 4);
+  // One thread per core for the work (resolve's fast path runs in parallel; --max-jobs still caps the
+  // requests in flight), plus a few for keep-alive connections that are idle between requests.
+  const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  const size_t pool = std::max<size_t>(cores, o.max_jobs) + 4;
   svr.new_task_queue = [pool] { return new httplib::ThreadPool(pool); };
   svr.set_payload_max_length(o.max_body);
   svr.set_read_timeout(5, 0);

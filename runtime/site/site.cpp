@@ -27,6 +27,7 @@
 #include "runtime/resolver.h"
 #include "runtime/sim/commands.h"
 #include "runtime/site/charts.h"
+#include "runtime/site/simulation.h"
 #include "runtime/sim/experiments.h"
 #include "runtime/symbolic.h"
 #include "runtime/toml_file.h"
@@ -701,11 +702,24 @@ void check_site_options(const Registry& reg, const SiteOptions& opt, const fs::p
                              "'; hint: install Debian's libjs-chart.js (tools/setup-deps), or set GSTACK_CHARTJS to chart.min.js");
   load_chart_settings(reg, chart_settings_path(presets_dir));  // throws FILE:LINE:COL on a bad settings file
   story_json(reg, presets_dir);  // throws naming the story file and the unknown variable
+  if (fs::is_regular_file(simulation_settings_path(presets_dir), ec)) load_simulation_settings(simulation_settings_path(presets_dir));
   PresetLibrary lib(reg, presets_dir);
   for (const auto& p : opt.presets) lib.load(p);  // throws naming the preset and the line
   if (!opt.runs_csv.empty() && !readable(opt.runs_csv)) throw std::runtime_error("cannot read --runs '" + opt.runs_csv + "'");
   for (const auto& a : opt.artifacts)
     if (!fs::exists(a, ec)) throw std::runtime_error("--artifacts '" + a + "' does not exist");
+}
+
+// The Simulation view's runs (runtime/site/simulation.h), or an empty view and a note when the presets
+// folder has no presets/site/simulation.toml.
+json simulation_data(const Registry& reg, const std::string& presets_dir, std::vector<std::string>& notes) {
+  const std::string path = simulation_settings_path(presets_dir);
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) {
+    notes.push_back("simulation: no " + path + ", so the Simulation view is empty");
+    return {{"schema", "gpu-stack.site.simulation.v1"}, {"runs", json::array()}};
+  }
+  return simulation_view_json(reg, presets_dir, load_simulation_settings(path));
 }
 
 void build_site(const Registry& reg, const SiteOptions& opt, const fs::path& out, const fs::path& assets, const std::string& presets_dir,
@@ -740,6 +754,7 @@ void build_site(const Registry& reg, const SiteOptions& opt, const fs::path& out
   const ChartSettings charts = load_chart_settings(reg, chart_settings_path(presets_dir));
   write_data(out, "charts", "charts", charts_json(reg, lib, presets_dir, presets, charts, sum.notes), sum);
   write_data(out, "story", "story", story_json(reg, presets_dir, &lib, presets), sum);
+  write_data(out, "simulation", "simulation", simulation_data(reg, presets_dir, sum.notes), sum);
 }
 
 }  // namespace

@@ -250,7 +250,7 @@
 
   // ---- URL state: "#view=cone&var=econ.cost.per_token"
 
-  const VIEWS = ['story', 'ask', 'cone', 'debt', 'trace', 'calc', 'charts', 'compare', 'validation', 'experiments', 'glossary'];
+  const VIEWS = ['story', 'ask', 'cone', 'debt', 'trace', 'calc', 'charts', 'compare', 'validation', 'experiments', 'simulation', 'glossary'];
   function parseHash(hash) {
     const p = new URLSearchParams(String(hash || '').replace(/^#/, ''));
     const state = {};

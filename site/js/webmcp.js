@@ -224,6 +224,56 @@
         };
       },
     },
+    {
+      name: 'list_simulation_runs',
+      description: 'Simulation: the scenario this site simulated (GPUs, days, seed) and its runs, one per recovery policy on the same failure trace, each with its ETTR and interruption count. Shows the Simulation view.',
+      inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+      run() {
+        const sim = App.data.simulation;
+        if (!sim || !sim.runs || !sim.runs.length) return fail('list_simulation_runs', 'EMPTY_RESULT', 'This site was exported without a simulation.');
+        App.navigate({ view: 'simulation' });
+        const sc = sim.scenario;
+        return { scenario: { name: sc.name, file: sc.file, gpus: sc.gpus, days: sc.horizon_s / 86400, seed: sc.seed }, runs: window.GStackSimView.api.runs(),
+          suggested_next: 'compare_recovery_policies, or read_simulation_timeline for one policy' };
+      },
+    },
+    {
+      name: 'compare_recovery_policies',
+      description: 'Simulation: every recovery policy side by side on the same failure trace: ETTR, goodput (tokens/s), interruptions, lost GPU-hours, checkpoints, and the CLI command that prints the same numbers.',
+      inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+      run() {
+        const sim = App.data.simulation;
+        if (!sim || !sim.runs || !sim.runs.length) return fail('compare_recovery_policies', 'EMPTY_RESULT', 'This site was exported without a simulation.');
+        App.navigate({ view: 'simulation' });
+        const rows = window.GStackSimView.api.compare();
+        const best = rows.reduce((a, b) => (b.ettr > a.ettr ? b : a));
+        return { policies: rows.map((r) => ({ policy: r.policy, ettr: r.ettr, goodput_tokens_per_s: r.goodput, interruptions: r.interruptions, lost_gpu_hours: r.lost_gpu_hours, checkpoints: r.checkpoints })),
+          highest_ettr: best.policy };
+      },
+    },
+    {
+      name: 'read_simulation_timeline',
+      description: 'Simulation: a window of one policy\'s recovery timeline, aggregated into at most `buckets` buckets (seconds in each phase, failures, interruptions, checkpoints) and the interruptions in it (cause, lost compute, detection and recovery times). Times are seconds from the start of the run. Shows that window.',
+      inputSchema: { type: 'object', additionalProperties: false, required: ['policy'], properties: {
+        policy: idString('Recovery policy, from list_simulation_runs.'),
+        from_s: { type: 'number', minimum: 0, maximum: 1e9, description: 'Window start, seconds (default 0).' },
+        to_s: { type: 'number', minimum: 0, maximum: 1e9, description: 'Window end, seconds (default the end of the run).' },
+        buckets: { type: 'integer', minimum: 1, maximum: 60, description: 'At most this many buckets (default 12).' } } },
+      run(a) {
+        const sim = App.data.simulation;
+        if (!sim || !sim.runs || !sim.runs.length) return fail('read_simulation_timeline', 'EMPTY_RESULT', 'This site was exported without a simulation.');
+        if (!sim.runs.some((r) => r.policy === a.policy)) return fail('read_simulation_timeline', 'UNKNOWN_POLICY', 'No run for policy ' + a.policy + '.', { available_ids: sim.runs.map((r) => r.policy) });
+        const from = a.from_s === undefined ? 0 : a.from_s, to = a.to_s === undefined ? sim.scenario.horizon_s : Math.min(a.to_s, sim.scenario.horizon_s);
+        if (!(to > from)) return fail('read_simulation_timeline', 'INVALID_ARGUMENT', 'to_s must be after from_s.', { field: 'to_s' });
+        const t = window.GStackSimView.api.timeline(a.policy, from, to, a.buckets || 12);
+        window.GStackSimView.api.show(a.policy, from, to);
+        App.navigate({ view: 'simulation' });
+        const round = (x) => Math.round(x * 10) / 10;
+        return { policy: a.policy, from_s: from, to_s: to, interruptions: t.episodes.length,
+          buckets: t.buckets.map((b) => ({ t_s: b.t_s, width_s: b.width_s, compute_s: round(b.compute_s), lost_s: round(b.lost_s), down_s: round(b.detect_s + b.restart_s + b.reconfigure_s + b.paused_s + b.waiting_s), interruptions: b.interruptions })),
+          first_interruptions: t.episodes.slice(0, 5).map((e) => ({ t_s: round(e.t_s), cause: e.cause, lost_s: round(e.lost_s), detected_after_s: round(e.detected_s - e.t_s), resumed_after_s: round(e.resumed_s - e.t_s) })) };
+      },
+    },
   ];
 
   function invoke(name, rawArgs) {

@@ -130,8 +130,9 @@ def case_api(args):
         status, js, hdrs = request(port, "GET", "/js/a.js")
         check(status == 200 and js == "1;" and hdrs.get("Content-Type", "").startswith("text/javascript"), "GET /js/a.js")
         status, health, _ = request(port, "GET", "/api/health")
-        check(status == 200 and set(health["endpoints"]) == {"resolve", "sweep", "uncertainty", "sensitivity", "plan", "validate", "simulate"},
-              "health lists the seven endpoints")
+        check(status == 200 and set(health["endpoints"]) == {"resolve", "sweep", "uncertainty", "sensitivity", "plan", "validate", "simulate",
+                                                              "simulation_timeline"},
+              "health lists the eight endpoints")
 
         # resolve: the same number as the CLI, with and without an assignment (relative 1e-12).
         for assigns in ([], ["econ.gpu.capex=30 kUSD"]):
@@ -163,6 +164,14 @@ def case_api(args):
         status, sim, _ = request(port, "POST", "/api/simulate", {"scenario": "llama3-405b-16k", "seed": 1})
         cli = cli_json(args, ["simulate", os.path.join("presets", "sim", "llama3-405b-16k.toml"), "--seed", "1"])
         check(status == 200 and sim == cli, f"simulate matches the CLI: {status} {str(sim)[:200]}")
+        # The Simulation view's timeline: a day of the restart run in 24 buckets; every second of each bucket in
+        # some phase, and the interruptions it counts are the ones it lists.
+        status, tl, _ = request(port, "POST", "/api/simulation_timeline", {"scenario": "llama3-405b-16k", "policy": "restart", "to_s": 86400, "buckets": 24})
+        check(status == 200 and len(tl.get("rows", [])) == 24 and tl["bucket_s"] == 3600, f"simulation_timeline answers a day in 24 buckets: {status} {str(tl)[:200]}")
+        if status == 200:
+            check(all(abs(sum(r[1:10]) - 3600) < 1e-6 for r in tl["rows"]), "each bucket accounts for its hour")
+            starts = [e[0] for e in tl["episodes"]["rows"] if e[0] >= 0]
+            check(sum(r[11] for r in tl["rows"]) == len(starts), "the buckets count the interruptions the answer lists")
 
         # Bad requests: 4xx with a message and a hint, and the server stays up.
         r = "/api/resolve"
@@ -181,6 +190,13 @@ def case_api(args):
         refused(port, "too many sweep points", {400}, "POST", "/api/sweep",
                 {"targets": "econ.cost.per_token", "preset": "default", "vary": ["econ.gpu.capex=1..2:1000", "par.dp=1..64:64"]})
         refused(port, "too many GPU-days", {400}, "POST", "/api/simulate", {"scenario": "llama3-405b-16k", "max_gpu_days": 1e12})
+        t = "/api/simulation_timeline"
+        refused(port, "timeline without a policy", {400}, "POST", t, {"scenario": "llama3-405b-16k"}, message="'policy' is required")
+        refused(port, "timeline with an unknown policy", {400}, "POST", t, {"scenario": "llama3-405b-16k", "policy": "reboot"})
+        refused(port, "too many timeline buckets", {400}, "POST", t, {"scenario": "llama3-405b-16k", "policy": "restart", "buckets": 10**6})
+        refused(port, "an empty timeline window", {400}, "POST", t, {"scenario": "llama3-405b-16k", "policy": "restart", "from_s": 5, "to_s": 5},
+                message="'to_s' must be after 'from_s'")
+        refused(port, "timeline scenario path", {400}, "POST", t, {"scenario": "../default", "policy": "restart"})
         refused(port, "oversized body", {413}, "POST", r, json.dumps({"target": "econ.cost.per_token", "assign": ["x" * 8000]}))
         refused(port, "not JSON content", {415}, "POST", r, "target=x", headers={"Content-Type": "text/plain"})
         refused(port, "GET on a POST endpoint", {405}, "GET", r)

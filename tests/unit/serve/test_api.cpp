@@ -3,10 +3,13 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <mutex>
 #include <sstream>
+#include <thread>
 
 #include "runtime/api/session.h"
 #include "runtime/serve/api.h"
+#include "runtime/serve/resolve_cache.h"
 #include "runtime/uq/commands.h"
 #include "tests/unit/support/shipped_model.h"
 
@@ -133,4 +136,90 @@ TEST_CASE("health lists the endpoints and the caps") {
   const json j = json::parse(r.body);
   CHECK(j["endpoints"].size() == gs::serve::Api::endpoints().size());
   CHECK(j["limits"]["sweep_points"] == 10000);
+}
+
+namespace {
+
+// Every number in `a` within `rel` of the same place in `b`; everything else equal.
+void check_close(const json& a, const json& b, const std::string& where, double rel = 1e-12) {
+  INFO(where);
+  if (a.is_number() && b.is_number()) {
+    const double x = a.get<double>(), y = b.get<double>();
+    CHECK(std::abs(x - y) <= rel * std::max(std::abs(x), std::abs(y)));
+    return;
+  }
+  REQUIRE(a.type() == b.type());
+  if (a.is_object()) {
+    REQUIRE(a.size() == b.size());
+    for (auto it = a.begin(); it != a.end(); ++it) {
+      REQUIRE(b.contains(it.key()));
+      check_close(*it, b[it.key()], where + "." + it.key(), rel);
+    }
+  } else if (a.is_array()) {
+    REQUIRE(a.size() == b.size());
+    for (size_t i = 0; i < a.size(); ++i) check_close(a[i], b[i], where + "[" + std::to_string(i) + "]", rel);
+  } else {
+    CHECK(a == b);
+  }
+}
+
+// The CLI's compact `resolve --json` document for `assign` under the default preset.
+json cli_compact(const std::string& target, const std::vector<std::string>& assign) {
+  const gs::Registry& reg = shipped_model();
+  gs::PresetLibrary lib(reg, std::string(GSTACK_SOURCE_DIR) + "/presets");
+  gs::api::ScenarioInputs in;
+  in.presets = {"default"}, in.assigns = assign;
+  const auto answer = gs::api::resolve(reg, gs::api::build_scenario(reg, lib, in), *reg.find_var(target), {}, 0);
+  return json::parse(gs::api::resolve_json(reg, answer, false));
+}
+
+}  // namespace
+
+TEST_CASE("resolve without a trace answers from the compiled cone what the resolver answers") {
+  // Each question the site asks, at GPU prices that move it, including one that violates the price's
+  // domain (the check must be re-decided at the request's values, not copied from the first request).
+  const gs::Registry& reg = shipped_model();
+  const auto questions = reg.exports(gs::kExportQuestion);
+  REQUIRE(questions.size() >= 3);
+  for (const auto& q : questions) {
+    const std::string target = reg.var(q.var).name;
+    for (const std::string price : {"30 kUSD", "41.5 kUSD", "1 USD", "-5 kUSD"}) {
+      const std::vector<std::string> assign = {"econ.gpu.capex=" + price};
+      const json fast = ok("resolve", {{"target", target}, {"preset", "default"}, {"assign", assign}, {"trace", false}});
+      check_close(fast, cli_compact(target, assign), target + " at " + price);
+    }
+  }
+  const json bad = ok("resolve", {{"target", "econ.cost.per_token"}, {"preset", "default"}, {"assign", {"econ.gpu.capex=-5 kUSD"}}, {"trace", false}});
+  CHECK(bad["violations"].get<int>() >= 1);
+}
+
+TEST_CASE("resolve's fast path answers many threads at once, each its own scenario") {
+  std::vector<std::thread> threads;
+  std::vector<json> answers(16);
+  for (size_t i = 0; i < answers.size(); ++i)
+    threads.emplace_back([&, i] {
+      const std::string body = json{{"target", "econ.cost.per_token"}, {"preset", "default"}, {"trace", false},
+                                    {"assign", {"econ.gpu.capex=" + std::to_string(20 + i) + " kUSD"}}}.dump();
+      answers[i] = json::parse(api().post("resolve", body).body);
+    });
+  for (auto& t : threads) t.join();
+  for (size_t i = 0; i < answers.size(); ++i)
+    check_close(answers[i], cli_compact("econ.cost.per_token", {"econ.gpu.capex=" + std::to_string(20 + i) + " kUSD"}), "thread " + std::to_string(i));
+}
+
+TEST_CASE("the resolve cache keeps at most its capacity of scenario shapes") {
+  const gs::Registry& reg = shipped_model();
+  gs::PresetLibrary lib(reg, std::string(GSTACK_SOURCE_DIR) + "/presets");
+  gs::serve::ResolveCache cache(reg, 2);
+  std::mutex model;
+  gs::api::ScenarioInputs in;
+  in.presets = {"default"};
+  const gs::ScenarioPoint s = gs::api::build_scenario(reg, lib, in);
+  const uint32_t target = *reg.find_var("econ.cost.per_token");
+  const auto questions = reg.exports(gs::kExportQuestion);
+  for (const auto& q : questions) CHECK(cache.compact(s, q.var, model).has_value());
+  CHECK(cache.size() == std::min<size_t>(2, questions.size()));
+  const auto again = cache.compact(s, target, model);
+  REQUIRE(again);
+  check_close(json::parse(*again), cli_compact("econ.cost.per_token", {}), "after eviction");
 }
