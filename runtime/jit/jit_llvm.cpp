@@ -245,7 +245,7 @@ void LlvmBackend::emit_scalar_batch(Function* batch, Function* body, const ConeP
 
 // Blocks of B rows: transpose the block's inputs into per-column arrays, evaluate the cone as one loop
 // over the block's rows (the loop the vectorizer widens: every load and store is unit-stride), and
-// transpose the outputs back into the caller's rows. A short last block runs the same loop on fewer rows.
+// transpose the outputs back into the caller's rows.
 void LlvmBackend::emit_block_batch(Function* batch, Function* body, const ConeProgram& p) {
   const uint64_t n_in = p.inputs.size(), n_out = p.outputs.size();
   // 64 rows keep the two column buffers within 64 KiB for up to 128 columns; wider cones use 8.
@@ -255,6 +255,7 @@ void LlvmBackend::emit_block_batch(Function* batch, Function* body, const ConePr
   Type* d = b.getDoubleTy();
   Value* in_cols = b.CreateAlloca(d, b.getInt64(std::max<uint64_t>(n_in, 1) * B), "in_cols");
   Value* out_cols = b.CreateAlloca(d, b.getInt64(std::max<uint64_t>(n_out, 1) * B), "out_cols");
+  b.CreateMemSet(in_cols, b.getInt8(0), b.getInt64(std::max<uint64_t>(n_in, 1) * B * 8), MaybeAlign(8));
   Value* rows = batch->getArg(2);
   Value* n_blocks = b.CreateUDiv(b.CreateAdd(rows, b.getInt64(B - 1)), b.getInt64(B));
   counted_loop(b, n_blocks, [&](Value* blk) {
@@ -269,7 +270,10 @@ void LlvmBackend::emit_block_batch(Function* batch, Function* body, const ConePr
         b.CreateStore(v, b.CreateGEP(d, in_cols, b.CreateAdd(b.getInt64(k * B), j)));
       }
     });
-    counted_loop(b, n, [&](Value* j) {
+    // All B lanes, also in a short last block: a constant trip count that the vector width divides
+    // leaves no scalar remainder loop, so the cone's code exists once. Lanes past `n` compute on the
+    // previous block's (or zeroed) columns and are never copied out.
+    counted_loop(b, b.getInt64(B), [&](Value* j) {
       b.CreateCall(body, {b.CreateGEP(d, in_cols, j), b.CreateGEP(d, out_cols, j), b.getInt64(B), b.getInt64(B)});
     });
     counted_loop(b, n, [&](Value* j) {
@@ -304,15 +308,22 @@ CompiledCone LlvmBackend::compile(const ConeProgram& p) {
     ConeEmitter(*mod, b, body->getArg(0), body->getArg(1), body->getArg(2), body->getArg(3), options_.vectorize).emit(p);
     b.CreateRetVoid();
   }
-  Function* one = Function::Create(FunctionType::get(void_ty, {ptr, ptr}, false), Function::ExternalLinkage, base + "_one", mod.get());
-  {
-    IRBuilder<> b(BasicBlock::Create(*ctx, "entry", one));
-    b.CreateCall(body, {one->getArg(0), one->getArg(1), b.getInt64(1), b.getInt64(1)});
-    b.CreateRetVoid();
-  }
   Function* batch = Function::Create(FunctionType::get(void_ty, {ptr, ptr, i64}, false), Function::ExternalLinkage, base + "_batch", mod.get());
   if (options_.vectorize) emit_block_batch(batch, body, p);
   else emit_scalar_batch(batch, body, p);
+  // one(): the scalar baseline inlines the body again; the block JIT calls its batch for one row, so the
+  // cone is compiled once (a single JIT row costs a block; the Plan sends single rows to the interpreter).
+  Function* one = Function::Create(FunctionType::get(void_ty, {ptr, ptr}, false), Function::ExternalLinkage, base + "_one", mod.get());
+  {
+    IRBuilder<> b(BasicBlock::Create(*ctx, "entry", one));
+    if (options_.vectorize) {
+      batch->addFnAttr(Attribute::NoInline);
+      b.CreateCall(batch, {one->getArg(0), one->getArg(1), b.getInt64(1)});
+    } else {
+      b.CreateCall(body, {one->getArg(0), one->getArg(1), b.getInt64(1), b.getInt64(1)});
+    }
+    b.CreateRetVoid();
+  }
   std::string errors;
   raw_string_ostream os(errors);
   if (verifyModule(*mod, &os)) throw std::runtime_error("JIT: invalid IR: " + os.str());
