@@ -223,7 +223,9 @@ int run_resolve(const Common& c, const std::string& target_name, const ScenarioI
     if (interval)
       std::cout << "90% interval: " << gs::format_quantity(reg.units(), reg.var(target), interval->p5) << " .. "
                 << gs::format_quantity(reg.units(), reg.var(target), interval->p95) << " (" << s.uncertain.size()
-                << " uncertain inputs, " << interval->samples << " samples)\n";
+                << " uncertain inputs, " << interval->samples << " randomized Halton samples in " << interval->replicates
+                << " shifts; standard error " << gs::format_quantity(reg.units(), reg.var(target), interval->p5_se) << " and "
+                << gs::format_quantity(reg.units(), reg.var(target), interval->p95_se) << ")\n";
   }
   warn_disagreements(reg, res.overrides);
   if (summarize) summarize_overrides(res.overrides, user_presets);

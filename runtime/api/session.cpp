@@ -81,7 +81,14 @@ std::string resolve_json(const Registry& reg, const ResolveAnswer& answer, bool 
   if (!answer.interval) return text;
   auto j = nlohmann::ordered_json::parse(text);
   const Interval& i = *answer.interval;
-  j["interval"] = {{"p5", i.p5}, {"median", i.p50}, {"p95", i.p95}, {"samples", i.samples}, {"seed", answer.interval_seed}};
+  j["interval"] = {{"p5", i.p5},
+                   {"median", i.p50},
+                   {"p95", i.p95},
+                   {"samples", i.samples},
+                   {"seed", answer.interval_seed},
+                   {"method", i.method},
+                   {"replicates", i.replicates},
+                   {"standard_error", {{"p5", i.p5_se}, {"median", i.p50_se}, {"p95", i.p95_se}}}};
   return j.dump(2);
 }
 

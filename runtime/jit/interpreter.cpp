@@ -1,5 +1,6 @@
 #include "runtime/jit/interpreter.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <memory>
@@ -155,13 +156,75 @@ void ConeInterpreter::run(const double* in, double* out, double* regs, double* s
 
 void ConeInterpreter::one(const double* in, double* out) const { batch(in, out, 1); }
 
+void ConeInterpreter::run_block(const double* in, double* out, size_t n, double* regs, double* stack) const {
+  constexpr size_t B = kBlockRows;
+  double* sp = stack;  // one block past the top; lane j of a slot at slot[j]
+  for (const Instr& i : code_) {
+    switch (i.code) {
+      case Code::Const:
+        for (size_t j = 0; j < n; ++j) sp[j] = i.value;
+        sp += B;
+        break;
+      case Code::Input:
+        for (size_t j = 0; j < n; ++j) sp[j] = in[j * n_inputs_ + i.index];
+        sp += B;
+        break;
+      case Code::Reg: std::copy(regs + i.index * B, regs + i.index * B + n, sp), sp += B; break;
+      case Code::Store: sp -= B, std::copy(sp, sp + n, regs + i.index * B); break;
+      case Code::Neg: for (size_t j = 0; j < n; ++j) sp[j - B] = -sp[j - B]; break;
+      case Code::Not: for (size_t j = 0; j < n; ++j) sp[j - B] = sp[j - B] == 0; break;
+      case Code::PowKnown: for (size_t j = 0; j < n; ++j) sp[j - B] = eval_pow_known_exponent(sp[j - B], i.value); break;
+      case Code::Call:
+      case Code::Piecewise: {
+        double args[64];  // operand counts are small; a longer call falls back to a heap copy
+        std::vector<double> heap;
+        double* a = i.count <= 64 ? args : (heap.resize(i.count), heap.data());
+        sp -= i.count * B;
+        for (size_t j = 0; j < n; ++j) {
+          for (size_t k = 0; k < i.count; ++k) a[k] = sp[k * B + j];
+          sp[j] = i.code == Code::Call ? eval_func(Func(i.index), a, i.count) : piecewise(a, i.count);
+        }
+        sp += B;
+        break;
+      }
+      default: {  // binary: the top two slots into one
+        sp -= B;
+        double* __restrict x = sp - B;
+        const double* __restrict y = sp;
+        switch (i.code) {
+          case Code::Add: for (size_t j = 0; j < n; ++j) x[j] = x[j] + y[j]; break;
+          case Code::Sub: for (size_t j = 0; j < n; ++j) x[j] = x[j] - y[j]; break;
+          case Code::Mul: for (size_t j = 0; j < n; ++j) x[j] = x[j] * y[j]; break;
+          case Code::Div: for (size_t j = 0; j < n; ++j) x[j] = x[j] / y[j]; break;
+          default: for (size_t j = 0; j < n; ++j) x[j] = eval_binary(i.op, x[j], y[j]);
+        }
+      }
+    }
+  }
+  for (size_t o = 0; o < outputs_.size(); ++o) {
+    const Output& x = outputs_[o];
+    const size_t n_out = outputs_.size();
+    for (size_t j = 0; j < n; ++j)
+      out[j * n_out + o] = x.from == Code::Const ? x.value : x.from == Code::Input ? in[j * n_inputs_ + x.index] : regs[x.index * B + j];
+  }
+}
+
 void ConeInterpreter::batch(const double* in, double* out, uint64_t rows) const {
-  constexpr size_t kLocal = 256;  // registers and stack of most cones fit on the machine stack
-  double local[kLocal];
-  std::vector<double> heap;
-  double* scratch = local;
-  if (n_regs_ + max_depth_ > kLocal) heap.resize(n_regs_ + max_depth_), scratch = heap.data();
-  for (uint64_t r = 0; r < rows; ++r) run(in + r * n_inputs_, out + r * outputs_.size(), scratch, scratch + n_regs_);
+  constexpr uint64_t kBlockFrom = 4;  // below this, lanes would mostly idle: run rows one by one
+  if (rows < kBlockFrom) {
+    constexpr size_t kLocal = 256;  // registers and stack of most cones fit on the machine stack
+    double local[kLocal];
+    std::vector<double> heap;
+    double* scratch = local;
+    if (n_regs_ + max_depth_ > kLocal) heap.resize(n_regs_ + max_depth_), scratch = heap.data();
+    for (uint64_t r = 0; r < rows; ++r) run(in + r * n_inputs_, out + r * outputs_.size(), scratch, scratch + n_regs_);
+    return;
+  }
+  std::vector<double> scratch((n_regs_ + max_depth_) * kBlockRows);
+  for (uint64_t r = 0; r < rows; r += kBlockRows) {
+    const size_t n = size_t(std::min<uint64_t>(kBlockRows, rows - r));
+    run_block(in + r * n_inputs_, out + r * outputs_.size(), n, scratch.data(), scratch.data() + n_regs_ * kBlockRows);
+  }
 }
 
 CompiledCone interpret(const ConeProgram& p) {

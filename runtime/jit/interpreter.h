@@ -24,7 +24,7 @@ class ConeInterpreter {
   size_t n_outputs() const { return outputs_.size(); }
   size_t instructions() const { return code_.size(); }  // after constant folding
   void one(const double* inputs, double* outputs) const;
-  // Row-major, as CompiledCone::batch.
+  // Row-major, as CompiledCone::batch. From a few rows on it interprets blocks of rows (run_block).
   void batch(const double* inputs, double* outputs, uint64_t rows) const;
 
  private:
@@ -46,6 +46,12 @@ class ConeInterpreter {
   std::vector<Output> outputs_;
 
   void run(const double* in, double* out, double* regs, double* stack) const;
+  // The same program over a block of up to kBlockRows rows at once: every instruction runs as a short
+  // loop over the block's lanes (structure of arrays), so its dispatch is paid once per block and the
+  // arithmetic loops vectorise. Each lane does exactly the scalar run's operations, so results agree
+  // bit for bit.
+  static constexpr size_t kBlockRows = 32;
+  void run_block(const double* in, double* out, size_t rows, double* regs, double* stack) const;
 };
 
 // A CompiledCone whose entry points run the reference interpreter (evaluator "interpreter").

@@ -61,7 +61,7 @@ std::string cone_program_error(const ConeProgram& p) {
 namespace {
 
 // The LLVM module, opened once per process on first use: GSTACK_JIT_MODULE, else the one this build made.
-using CreateFn = JitBackend* (*)();
+using CreateFn = JitBackend* (*)(const JitOptions*);
 CreateFn backend_factory() {
   static CreateFn create = [] {
     const char* env = std::getenv("GSTACK_JIT_MODULE");
@@ -83,7 +83,7 @@ struct Jit::Impl {
   std::map<std::string, CompiledCone> cache;
 };
 
-Jit::Jit() : impl_(std::make_unique<Impl>()) { impl_->backend.reset(backend_factory()()); }
+Jit::Jit(JitOptions options) : impl_(std::make_unique<Impl>()) { impl_->backend.reset(backend_factory()(&options)); }
 
 Jit::~Jit() = default;
 

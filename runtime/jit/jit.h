@@ -49,9 +49,20 @@ struct CompiledCone {
   const char* evaluator = "jit";  // "jit" or "interpreter"
 };
 
+// How the JIT shapes a cone's batch entry point.
+struct JitOptions {
+  // true: the batch runs blocks of rows in structure-of-arrays form (inputs transposed into per-column
+  // arrays, the cone evaluated as one loop over the block's rows, outputs transposed back) through
+  // LLVM's loop vectorizer with the host CPU's target machine (AVX2/AVX-512 where the host has them;
+  // calls without vector forms stay scalar). Division by a constant becomes multiplication by its
+  // reciprocal (at most half an ulp per division; see docs/runtime.md). false: the former scalar loop,
+  // one row at a time, kept as the benchmarks' baseline.
+  bool vectorize = true;
+};
+
 class Jit {
  public:
-  Jit();
+  explicit Jit(JitOptions options = {});
   ~Jit();
   Jit(const Jit&) = delete;
   Jit& operator=(const Jit&) = delete;

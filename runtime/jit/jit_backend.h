@@ -16,4 +16,4 @@ struct JitBackend {
 }  // namespace gs
 
 // The module's one entry point, found with dlsym.
-extern "C" gs::JitBackend* gs_jit_backend_create();
+extern "C" gs::JitBackend* gs_jit_backend_create(const gs::JitOptions* options);

@@ -5,10 +5,12 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/TargetSelect.h>
+#include <llvm/Target/TargetMachine.h>
 
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -28,27 +30,42 @@ void init_llvm_once() {
   });
 }
 
-// Emits the IR of one cone body: loads inputs, evaluates steps in order, stores outputs.
+// Emits the IR of one cone body: loads inputs, evaluates steps in order, stores outputs. Input i is at
+// in[i * in_stride], output o at out[o * out_stride]: stride 1 for one row, the block size for a
+// structure-of-arrays block (the strides are constants once the body is inlined).
 class ConeEmitter {
  public:
-  ConeEmitter(Module& m, IRBuilder<>& b, Value* in, Value* out) : m_(m), b_(b), in_(in), out_(out), d_(b.getDoubleTy()) {}
+  ConeEmitter(Module& m, IRBuilder<>& b, Value* in, Value* out, Value* in_stride, Value* out_stride, bool reciprocal)
+      : m_(m), b_(b), in_(in), out_(out), in_stride_(in_stride), out_stride_(out_stride), d_(b.getDoubleTy()), reciprocal_(reciprocal) {}
 
   void emit(const ConeProgram& p) {
     for (size_t i = 0; i < p.inputs.size(); ++i)
-      values_[p.inputs[i]] = b_.CreateLoad(d_, b_.CreateConstInBoundsGEP1_64(d_, in_, i), "in");
+      values_[p.inputs[i]] = b_.CreateLoad(d_, b_.CreateInBoundsGEP(d_, in_, b_.CreateMul(b_.getInt64(i), in_stride_)), "in");
     for (const auto& s : p.steps) values_[s.var] = expr(s.expr);
     for (size_t i = 0; i < p.outputs.size(); ++i) {
       auto it = values_.find(p.outputs[i]);
       if (it == values_.end()) throw std::runtime_error("JIT: output variable " + std::to_string(p.outputs[i]) + " is neither an input nor computed");
-      b_.CreateStore(it->second, b_.CreateConstInBoundsGEP1_64(d_, out_, i));
+      b_.CreateStore(it->second, b_.CreateInBoundsGEP(d_, out_, b_.CreateMul(b_.getInt64(i), out_stride_)));
     }
   }
 
  private:
   Module& m_;
   IRBuilder<>& b_;
-  Value *in_, *out_;
+  Value *in_, *out_, *in_stride_, *out_stride_;
   Type* d_;
+  bool reciprocal_;
+
+  // a / b. With `reciprocal_`, a constant divisor whose reciprocal is a finite normal number becomes a
+  // multiplication by that reciprocal (at most half an ulp from the quotient; a divide costs 4-16x a
+  // multiply and does not pipeline). Divisors that vary per row stay divisions.
+  Value* divide(Value* a, Value* b) {
+    if (auto* c = dyn_cast<ConstantFP>(b); c && reciprocal_) {
+      const double r = 1.0 / c->getValueAPF().convertToDouble();
+      if (std::isnormal(r)) return b_.CreateFMul(a, ConstantFP::get(d_, r));
+    }
+    return b_.CreateFDiv(a, b);
+  }
   std::map<uint32_t, Value*> values_;
 
   Value* call(const char* name, std::vector<Value*> args) {
@@ -60,7 +77,7 @@ class ConeEmitter {
     if (auto* c = dyn_cast<ConstantFP>(exponent)) {
       double e = c->getValueAPF().convertToDouble();
       if (e == 0.5) return call("llvm.sqrt.f64", {base});
-      if (e == -1) return b_.CreateFDiv(ConstantFP::get(d_, 1.0), base);
+      if (e == -1) return b_.CreateFDiv(ConstantFP::get(d_, 1.0), base);  // the interpreter's 1 / x
       if (e == 1) return base;
       if (e == 2) return b_.CreateFMul(base, base);
     }
@@ -120,7 +137,7 @@ class ConeEmitter {
         case Op::Add: { auto b = pop(), a = pop(); st.push_back(b_.CreateFAdd(a, b)); break; }
         case Op::Sub: { auto b = pop(), a = pop(); st.push_back(b_.CreateFSub(a, b)); break; }
         case Op::Mul: { auto b = pop(), a = pop(); st.push_back(b_.CreateFMul(a, b)); break; }
-        case Op::Div: { auto b = pop(), a = pop(); st.push_back(b_.CreateFDiv(a, b)); break; }
+        case Op::Div: { auto b = pop(), a = pop(); st.push_back(divide(a, b)); break; }
         case Op::Pow: { auto b = pop(), a = pop(); st.push_back(pow(a, b)); break; }
         case Op::Neg: st.push_back(b_.CreateFNeg(pop())); break;
         case Op::Call: st.push_back(function(Func(n.index), pop_n(n.count))); break;
@@ -147,12 +164,14 @@ class ConeEmitter {
   }
 };
 
-void optimize(Module& m) {
+// With `tm`, the passes see the host's vector units (the loop vectorizer's cost model needs them);
+// without, LLVM assumes no vector registers and the batch loop stays scalar.
+void optimize(Module& m, TargetMachine* tm) {
   LoopAnalysisManager lam;
   FunctionAnalysisManager fam;
   CGSCCAnalysisManager cgam;
   ModuleAnalysisManager mam;
-  PassBuilder pb;
+  PassBuilder pb(tm);
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
   pb.registerFunctionAnalyses(fam);
@@ -161,17 +180,40 @@ void optimize(Module& m) {
   pb.buildPerModuleDefaultPipeline(OptimizationLevel::O2).run(m, mam);
 }
 
+// A counted loop `for (j = 0; j < n; ++j) body(j)` at the builder's position; leaves the builder after it.
+void counted_loop(IRBuilder<>& b, Value* n, const std::function<void(Value*)>& body) {
+  Function* f = b.GetInsertBlock()->getParent();
+  LLVMContext& ctx = b.getContext();
+  auto* pre = b.GetInsertBlock();
+  auto* loop = BasicBlock::Create(ctx, "loop", f);
+  auto* done = BasicBlock::Create(ctx, "done", f);
+  b.CreateCondBr(b.CreateICmpEQ(n, b.getInt64(0)), done, loop);
+  b.SetInsertPoint(loop);
+  PHINode* j = b.CreatePHI(b.getInt64Ty(), 2);
+  j->addIncoming(b.getInt64(0), pre);
+  body(j);
+  Value* next = b.CreateAdd(j, b.getInt64(1));
+  j->addIncoming(next, b.GetInsertBlock());
+  b.CreateCondBr(b.CreateICmpEQ(next, n), done, loop);
+  b.SetInsertPoint(done);
+}
+
 }  // namespace
 
 // The LLVM side of gs::Jit: one LLJIT per backend; the caller serialises compile() and caches results.
 class LlvmBackend final : public JitBackend {
  public:
-  LlvmBackend() {
+  explicit LlvmBackend(JitOptions options) : options_(options) {
     init_llvm_once();
     auto jtmb = orc::JITTargetMachineBuilder::detectHost();
     if (!jtmb) throw std::runtime_error("JIT: cannot detect the host target: " + toString(jtmb.takeError()));
     // Backend O2: the cones are small, so better machine code costs little compile time and buys throughput.
     jtmb->setCodeGenOptLevel(CodeGenOptLevel::Default);
+    if (options_.vectorize) {  // the optimiser's view of the host: its CPU and vector features
+      auto tm = jtmb->createTargetMachine();
+      if (!tm) throw std::runtime_error("JIT: cannot create the host target machine: " + toString(tm.takeError()));
+      tm_ = std::move(*tm);
+    }
     auto j = orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
     if (!j) throw std::runtime_error("JIT: cannot create LLJIT: " + toString(j.takeError()));
     jit_ = std::move(*j);
@@ -180,9 +222,69 @@ class LlvmBackend final : public JitBackend {
   CompiledCone compile(const ConeProgram& p) override;
 
  private:
+  JitOptions options_;
+  std::unique_ptr<TargetMachine> tm_;
   std::unique_ptr<orc::LLJIT> jit_;
   uint64_t next_id_ = 0;
+
+  void emit_scalar_batch(Function* batch, Function* body, const ConeProgram& p);
+  void emit_block_batch(Function* batch, Function* body, const ConeProgram& p);
 };
+
+// Row after row, each row's inputs read in place: the former batch, kept as the baseline.
+void LlvmBackend::emit_scalar_batch(Function* batch, Function* body, const ConeProgram& p) {
+  IRBuilder<> b(BasicBlock::Create(batch->getContext(), "entry", batch));
+  Type* d = b.getDoubleTy();
+  counted_loop(b, batch->getArg(2), [&](Value* i) {
+    Value* in_row = b.CreateGEP(d, batch->getArg(0), b.CreateMul(i, b.getInt64(p.inputs.size())));
+    Value* out_row = b.CreateGEP(d, batch->getArg(1), b.CreateMul(i, b.getInt64(p.outputs.size())));
+    b.CreateCall(body, {in_row, out_row, b.getInt64(1), b.getInt64(1)});
+  });
+  b.CreateRetVoid();
+}
+
+// Blocks of B rows: transpose the block's inputs into per-column arrays, evaluate the cone as one loop
+// over the block's rows (the loop the vectorizer widens: every load and store is unit-stride), and
+// transpose the outputs back into the caller's rows.
+void LlvmBackend::emit_block_batch(Function* batch, Function* body, const ConeProgram& p) {
+  const uint64_t n_in = p.inputs.size(), n_out = p.outputs.size();
+  // 64 rows keep the two column buffers within 64 KiB for up to 128 columns; wider cones use 8.
+  const uint64_t B = (n_in + n_out) <= 128 ? 64 : 8;
+  LLVMContext& ctx = batch->getContext();
+  IRBuilder<> b(BasicBlock::Create(ctx, "entry", batch));
+  Type* d = b.getDoubleTy();
+  Value* in_cols = b.CreateAlloca(d, b.getInt64(std::max<uint64_t>(n_in, 1) * B), "in_cols");
+  Value* out_cols = b.CreateAlloca(d, b.getInt64(std::max<uint64_t>(n_out, 1) * B), "out_cols");
+  b.CreateMemSet(in_cols, b.getInt8(0), b.getInt64(std::max<uint64_t>(n_in, 1) * B * 8), MaybeAlign(8));
+  Value* rows = batch->getArg(2);
+  Value* n_blocks = b.CreateUDiv(b.CreateAdd(rows, b.getInt64(B - 1)), b.getInt64(B));
+  counted_loop(b, n_blocks, [&](Value* blk) {
+    Value* first = b.CreateMul(blk, b.getInt64(B));
+    Value* left = b.CreateSub(rows, first);
+    Value* n = b.CreateSelect(b.CreateICmpULT(left, b.getInt64(B)), left, b.getInt64(B));
+    Value* in_rows = b.CreateGEP(d, batch->getArg(0), b.CreateMul(first, b.getInt64(n_in)));
+    Value* out_rows = b.CreateGEP(d, batch->getArg(1), b.CreateMul(first, b.getInt64(n_out)));
+    counted_loop(b, n, [&](Value* j) {
+      for (uint64_t k = 0; k < n_in; ++k) {
+        Value* v = b.CreateLoad(d, b.CreateGEP(d, in_rows, b.CreateAdd(b.CreateMul(j, b.getInt64(n_in)), b.getInt64(k))));
+        b.CreateStore(v, b.CreateGEP(d, in_cols, b.CreateAdd(b.getInt64(k * B), j)));
+      }
+    });
+    // All B lanes, also in a short last block: a constant trip count that the vector width divides
+    // leaves no scalar remainder loop, so the cone's code exists once. Lanes past `n` compute on the
+    // previous block's (or zeroed) columns and are never copied out.
+    counted_loop(b, b.getInt64(B), [&](Value* j) {
+      b.CreateCall(body, {b.CreateGEP(d, in_cols, j), b.CreateGEP(d, out_cols, j), b.getInt64(B), b.getInt64(B)});
+    });
+    counted_loop(b, n, [&](Value* j) {
+      for (uint64_t o = 0; o < n_out; ++o) {
+        Value* v = b.CreateLoad(d, b.CreateGEP(d, out_cols, b.CreateAdd(b.getInt64(o * B), j)));
+        b.CreateStore(v, b.CreateGEP(d, out_rows, b.CreateAdd(b.CreateMul(j, b.getInt64(n_out)), b.getInt64(o))));
+      }
+    });
+  });
+  b.CreateRetVoid();
+}
 
 CompiledCone LlvmBackend::compile(const ConeProgram& p) {
   auto start = std::chrono::steady_clock::now();
@@ -190,48 +292,42 @@ CompiledCone LlvmBackend::compile(const ConeProgram& p) {
   auto ctx = std::make_unique<LLVMContext>();
   auto mod = std::make_unique<Module>(base, *ctx);
   mod->setDataLayout(jit_->getDataLayout());
-  Type* d = Type::getDoubleTy(*ctx);
+  if (tm_) mod->setTargetTriple(tm_->getTargetTriple().str());
   Type* ptr = PointerType::getUnqual(*ctx);
   Type* i64 = Type::getInt64Ty(*ctx);
+  Type* void_ty = Type::getVoidTy(*ctx);
 
-  // body: the evaluation, inlined into both entry points.
-  Function* body = Function::Create(FunctionType::get(Type::getVoidTy(*ctx), {ptr, ptr}, false), Function::InternalLinkage, base + "_body", mod.get());
+  // body(in, out, in_stride, out_stride): the evaluation, inlined into both entry points. The pointers
+  // never alias (inputs and outputs are separate arrays), which the vectorizer needs to know.
+  Function* body = Function::Create(FunctionType::get(void_ty, {ptr, ptr, i64, i64}, false), Function::InternalLinkage, base + "_body", mod.get());
   body->addFnAttr(Attribute::AlwaysInline);
+  body->addParamAttr(0, Attribute::NoAlias);
+  body->addParamAttr(1, Attribute::NoAlias);
   {
     IRBuilder<> b(BasicBlock::Create(*ctx, "entry", body));
-    ConeEmitter(*mod, b, body->getArg(0), body->getArg(1)).emit(p);
+    ConeEmitter(*mod, b, body->getArg(0), body->getArg(1), body->getArg(2), body->getArg(3), options_.vectorize).emit(p);
     b.CreateRetVoid();
   }
-  Function* one = Function::Create(FunctionType::get(Type::getVoidTy(*ctx), {ptr, ptr}, false), Function::ExternalLinkage, base + "_one", mod.get());
+  Function* batch = Function::Create(FunctionType::get(void_ty, {ptr, ptr, i64}, false), Function::ExternalLinkage, base + "_batch", mod.get());
+  if (options_.vectorize) emit_block_batch(batch, body, p);
+  else emit_scalar_batch(batch, body, p);
+  // one(): the scalar baseline inlines the body again; the block JIT calls its batch for one row, so the
+  // cone is compiled once (a single JIT row costs a block; the Plan sends single rows to the interpreter).
+  Function* one = Function::Create(FunctionType::get(void_ty, {ptr, ptr}, false), Function::ExternalLinkage, base + "_one", mod.get());
   {
     IRBuilder<> b(BasicBlock::Create(*ctx, "entry", one));
-    b.CreateCall(body, {one->getArg(0), one->getArg(1)});
-    b.CreateRetVoid();
-  }
-  Function* batch = Function::Create(FunctionType::get(Type::getVoidTy(*ctx), {ptr, ptr, i64}, false), Function::ExternalLinkage, base + "_batch", mod.get());
-  {
-    auto* entry = BasicBlock::Create(*ctx, "entry", batch);
-    auto* loop = BasicBlock::Create(*ctx, "loop", batch);
-    auto* done = BasicBlock::Create(*ctx, "done", batch);
-    IRBuilder<> b(entry);
-    Value* rows = batch->getArg(2);
-    b.CreateCondBr(b.CreateICmpEQ(rows, b.getInt64(0)), done, loop);
-    b.SetInsertPoint(loop);
-    PHINode* i = b.CreatePHI(i64, 2);
-    i->addIncoming(b.getInt64(0), entry);
-    Value* in_row = b.CreateGEP(d, batch->getArg(0), b.CreateMul(i, b.getInt64(p.inputs.size())));
-    Value* out_row = b.CreateGEP(d, batch->getArg(1), b.CreateMul(i, b.getInt64(p.outputs.size())));
-    b.CreateCall(body, {in_row, out_row});
-    Value* next = b.CreateAdd(i, b.getInt64(1));
-    i->addIncoming(next, loop);
-    b.CreateCondBr(b.CreateICmpEQ(next, rows), done, loop);
-    b.SetInsertPoint(done);
+    if (options_.vectorize) {
+      batch->addFnAttr(Attribute::NoInline);
+      b.CreateCall(batch, {one->getArg(0), one->getArg(1), b.getInt64(1)});
+    } else {
+      b.CreateCall(body, {one->getArg(0), one->getArg(1), b.getInt64(1), b.getInt64(1)});
+    }
     b.CreateRetVoid();
   }
   std::string errors;
   raw_string_ostream os(errors);
   if (verifyModule(*mod, &os)) throw std::runtime_error("JIT: invalid IR: " + os.str());
-  optimize(*mod);
+  optimize(*mod, tm_.get());
   if (auto err = jit_->addIRModule(orc::ThreadSafeModule(std::move(mod), std::move(ctx))))
     throw std::runtime_error("JIT: " + toString(std::move(err)));
   auto one_sym = jit_->lookup(base + "_one");
@@ -248,4 +344,4 @@ CompiledCone LlvmBackend::compile(const ConeProgram& p) {
 
 }  // namespace gs
 
-extern "C" gs::JitBackend* gs_jit_backend_create() { return new gs::LlvmBackend(); }
+extern "C" gs::JitBackend* gs_jit_backend_create(const gs::JitOptions* options) { return new gs::LlvmBackend(options ? *options : gs::JitOptions{}); }

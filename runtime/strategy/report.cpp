@@ -23,8 +23,8 @@ std::string quantity(const Registry& reg, uint32_t var, double v) { return forma
 
 std::string plan_text(const Registry& reg, const StrategySpace& space, const StrategyResult& r) {
   std::string out = fmt::format("plan: {} candidate layouts, {} passed the divisibility rules, {} fit and satisfy the model's constraints "
-                                "(search {:.3f} s, cone compile {:.0f} ms)\n",
-                                r.enumerated, r.evaluated, r.feasible, r.total_seconds, r.compile_ms);
+                                "(search {:.3f} s, cone ready in {:.0f} ms on the {})\n",
+                                r.enumerated, r.evaluated, r.feasible, r.total_seconds, r.compile_ms, r.evaluator);
   out += "objective: " + r.objective + " (" + (r.maximize ? "maximise " : "minimise ") + reg.var(r.objective_var).name + ")\n";
   if (!r.limits.empty()) {
     std::string line;
@@ -69,6 +69,7 @@ std::string plan_json(const Registry& reg, const StrategySpace& space, const Str
   j["seconds"] = r.total_seconds;
   j["evaluate_seconds"] = r.evaluate_seconds;
   j["compile_ms"] = r.compile_ms;
+  j["evaluator"] = r.evaluator;
   json ranked = json::array();
   for (const Candidate& c : r.ranked) {
     json layout = json::object(), perf = json::object(), mem = json::object();

@@ -12,6 +12,7 @@
 #include "runtime/resolver.h"
 #include "runtime/uq/cone_builder.h"
 #include "runtime/uq/parallel.h"
+#include "runtime/uq/plan.h"
 
 namespace gs::strategy {
 namespace {
@@ -320,10 +321,10 @@ StrategyResult search_strategies(const Registry& reg, const ScenarioPoint& scena
     auto it = std::find(build.program.inputs.begin(), build.program.inputs.end(), vary[i]);
     if (it != build.program.inputs.end()) column[i] = size_t(it - build.program.inputs.begin());
   }
-  std::optional<Jit> own;
-  if (!request.jit) own.emplace();
-  Jit& jit = request.jit ? *request.jit : *own;
-  const CompiledCone cone = jit.compile(build.program);
+  // The Plan layer's evaluator for this many rows: a few dozen candidates (validate's search over a
+  // row's unstated settings) are interpreted without loading LLVM; a full space is compiled.
+  const CompiledCone cone = compile_cone(build.program, choose_evaluator(n_rows));
+  result.evaluator = cone.evaluator;
   result.compile_ms = cone.compile_ms;
 
   // ---- evaluate, check constraints, keep the best per chunk, merge

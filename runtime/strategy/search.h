@@ -1,6 +1,6 @@
 // Execution-strategy search: enumerate the knobs of a StrategySpace, drop layouts that break a
-// divisibility rule, evaluate the rest through ONE JIT-compiled cone of the model with the knobs as its
-// varied inputs, drop those that violate a model constraint (memory fit first), and rank the survivors
+// divisibility rule, evaluate the rest through ONE cone of the model with the knobs as its varied
+// inputs (the Plan layer's evaluator for that many rows: interpreted below its crossover, else JIT), drop those that violate a model constraint (memory fit first), and rank the survivors
 // by an objective. `gpu-stack plan` presents the result; `validate` can call it with a run's stated
 // knobs fixed to choose the unstated ones.
 #pragma once
@@ -26,7 +26,6 @@ struct StrategyRequest {
   // of the knob's labels. A pinned derived knob (dp) keeps only candidates where it comes out so.
   std::vector<std::string> fixes;
   unsigned threads = 0;  // 0: all cores
-  Jit* jit = nullptr;    // a compiler whose cache outlives the call (many searches over like scenarios); null: a fresh one
 };
 
 struct Candidate {
@@ -53,6 +52,7 @@ struct StrategyResult {
   std::vector<Rejection> rejections;      // every rule and constraint, in checking order, zero counts included
   uint64_t enumerated = 0, evaluated = 0, feasible = 0;
   double compile_ms = 0, evaluate_seconds = 0, total_seconds = 0;
+  std::string evaluator;  // "interpreter" or "jit" (runtime/uq/plan.h choose_evaluator)
 };
 
 // Throws PresetError (bad input: unknown objective or knob, bad value, missing scenario inputs).

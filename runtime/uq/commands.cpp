@@ -383,9 +383,12 @@ std::optional<Interval> interval_of(const Registry& reg, const ScenarioPoint& s,
   Plan c = complete_plan(reg, s, {target}, uncertain_vars(s));
   auto inputs = uncertain_columns(s, c);
   if (inputs.empty()) return std::nullopt;  // no uncertain input reaches this target: it is a point value
-  auto y = monte_carlo(c.cone_for_rows(samples), c.base(), inputs, samples, seed, default_threads());
-  Summary sum = summarize(std::move(y[0]), 1);
-  return Interval{sum.p5, sum.p50, sum.p95, sum.mean, sum.samples, sum.nonfinite};
+  const RqmcSummary q = rqmc_summary(c.cone_for_rows(samples), c.base(), inputs, 0, samples, seed, default_threads());
+  Interval i;
+  i.p5 = q.pooled.p5, i.p50 = q.pooled.p50, i.p95 = q.pooled.p95, i.mean = q.pooled.mean;
+  i.p5_se = q.p5_se, i.p50_se = q.p50_se, i.p95_se = q.p95_se;
+  i.samples = q.pooled.samples, i.nonfinite = q.pooled.nonfinite, i.replicates = q.replicates;
+  return i;
 }
 
 std::map<std::string, double> evaluate_in_units(const Registry& reg, const ScenarioPoint& s,

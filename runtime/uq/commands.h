@@ -125,10 +125,14 @@ int sweep_command(const Registry& reg, const ScenarioPoint& scenario, const Swee
 int uncertainty_command(const Registry& reg, const ScenarioPoint& scenario, const SamplingRequest& req, std::ostream& out, std::ostream& err);
 int sensitivity_command(const Registry& reg, const ScenarioPoint& scenario, const SamplingRequest& req, std::ostream& out, std::ostream& err);
 
-// The 90% interval of one target under the scenario's uncertain inputs (for `resolve` and the demo).
+// The 90% interval of one target under the scenario's uncertain inputs (for `resolve` and the demo),
+// from randomized quasi-Monte Carlo (rqmc_summary in runtime/uq/uncertainty.h) with each percentile's
+// standard error.
 struct Interval {
   double p5 = 0, p50 = 0, p95 = 0, mean = 0;
-  size_t samples = 0, nonfinite = 0;
+  double p5_se = 0, p50_se = 0, p95_se = 0;  // standard errors over the method's replicates
+  size_t samples = 0, nonfinite = 0, replicates = 0;
+  const char* method = "rqmc-halton";  // Halton points, kRqmcReplicates random shifts
 };
 // Empty when no uncertain input of the scenario reaches the target (its value is then a point).
 std::optional<Interval> interval_of(const Registry& reg, const ScenarioPoint& scenario, uint32_t target, size_t samples, uint64_t seed);

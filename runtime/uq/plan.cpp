@@ -41,6 +41,10 @@ Evaluator choose_evaluator(size_t rows) {
   return rows >= kJitCrossoverRows ? Evaluator::Jit : Evaluator::Interpreter;
 }
 
+CompiledCone compile_cone(const ConeProgram& program, Evaluator e) {
+  return e == Evaluator::Jit ? process_jit().compile(program) : interpret(program);
+}
+
 Plan::Plan(const Registry& reg, const std::map<uint32_t, double>& assignments, const std::map<uint32_t, std::string>& variants,
            const std::vector<uint32_t>& targets, const std::vector<uint32_t>& vary, bool bake)
     : reg_(reg) {
@@ -60,7 +64,7 @@ std::optional<size_t> Plan::column(uint32_t var) const {
 const CompiledCone& Plan::cone(Evaluator e) {
   if (!complete()) throw std::runtime_error(describe_missing());
   auto& slot = e == Evaluator::Jit ? jit_ : interpreter_;
-  if (!slot) slot = e == Evaluator::Jit ? process_jit().compile(build_.program) : interpret(build_.program);
+  if (!slot) slot = compile_cone(build_.program, e);
   return *slot;
 }
 

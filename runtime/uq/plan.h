@@ -41,6 +41,12 @@ constexpr size_t kJitCrossoverRows = 16'384;
 // Auto's choice for a batch of `rows` evaluations under the process policy.
 Evaluator choose_evaluator(size_t rows);
 
+// A cone program behind one evaluator: the reference interpreter, or the process's one shared JIT
+// (loaded on first use, its compile cache kept for the process). Plan::cone and callers that extend a
+// plan's program themselves (the strategy search appends its constraints' sides) both come here, so
+// there is one way to get an evaluator. Throws std::runtime_error on a malformed program.
+CompiledCone compile_cone(const ConeProgram& program, Evaluator e);
+
 class Plan {
  public:
   // `vary` lists variables that must stay inputs (their base value is the assignment, else NaN). With

@@ -6,7 +6,9 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <stdexcept>
 
+#include "runtime/rng.h"
 #include "runtime/uq/parallel.h"
 
 namespace gs {
@@ -209,6 +211,67 @@ Summary monte_carlo_summary(const CompiledCone& cone, const std::vector<double>&
   auto at = [&](size_t k) { return order.at(k); };
   s.p5 = percentile(n, 0.05, at), s.p50 = percentile(n, 0.5, at), s.p95 = percentile(n, 0.95, at);
   return s;
+}
+
+double halton(uint64_t index, size_t dim) {
+  static constexpr uint32_t kPrimes[] = {2,  3,  5,  7,  11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79, 83, 89,
+                                         97, 101, 103, 107, 109, 113, 127, 131, 137, 139, 149, 151, 157, 163, 167, 173};
+  constexpr size_t kDims = sizeof(kPrimes) / sizeof(kPrimes[0]);
+  // Past the table, reuse a prime with a different digit permutation offset would be needed; dimensions
+  // that high are refused by the caller instead.
+  if (dim >= kDims) return NAN;
+  const uint32_t b = kPrimes[dim];
+  double f = 1, r = 0;
+  while (index > 0) f /= b, r += f * double(index % b), index /= b;
+  return r;
+}
+
+RqmcSummary rqmc_summary(const CompiledCone& cone, const std::vector<double>& base, const std::vector<UncertainInput>& inputs,
+                         size_t output, size_t samples, uint64_t seed, unsigned threads) {
+  if (std::isnan(halton(1, inputs.empty() ? 0 : inputs.size() - 1)))
+    throw std::runtime_error("randomized quasi-Monte Carlo supports at most 40 uncertain inputs; use `uncertainty`");
+  RqmcSummary out;
+  out.replicates = std::max<size_t>(1, std::min(kRqmcReplicates, samples));
+  const size_t per = samples / out.replicates;  // points per replicate; the remainder goes to the last
+  std::vector<double> shift(out.replicates * inputs.size());
+  Rng rng(derive_seed(seed, 0));
+  for (double& x : shift) x = rng.uniform();
+  std::vector<double> y(samples);
+  const size_t n_out = cone.n_outputs;
+  parallel_evaluate(
+      cone, samples, threads,
+      [&](RowBlock& b) {
+        fill_base(b.inputs, b.rows, base);
+        for (size_t r = 0; r < b.rows; ++r) {
+          const size_t row = b.first_row + r, rep = std::min(row / per, out.replicates - 1);
+          const uint64_t index = row - rep * per + 1;  // Halton point 0 is the origin: skipped
+          for (size_t k = 0; k < inputs.size(); ++k) {
+            double u = halton(index, k) + shift[rep * inputs.size() + k];
+            u -= std::floor(u);
+            u = std::clamp(u, 0x1p-53, 1 - 0x1p-53);  // the open interval the inverse CDFs expect
+            b.inputs[r * cone.n_inputs + inputs[k].column] = inputs[k].dist.quantile(u);
+          }
+        }
+      },
+      [&](const RowBlock& b) {
+        for (size_t r = 0; r < b.rows; ++r) y[b.first_row + r] = b.outputs[r * n_out + output];
+      });
+  double sum[3] = {0, 0, 0}, sum2[3] = {0, 0, 0};
+  for (size_t rep = 0; rep < out.replicates; ++rep) {
+    const size_t from = rep * per, to = rep + 1 == out.replicates ? samples : from + per;
+    const Summary s = summarize(std::vector<double>(y.begin() + long(from), y.begin() + long(to)), 1);
+    const double v[3] = {s.p5, s.p50, s.p95};
+    for (int i = 0; i < 3; ++i) sum[i] += v[i], sum2[i] += v[i] * v[i];
+  }
+  double se[3];
+  const double R = double(out.replicates);
+  for (int i = 0; i < 3; ++i) {
+    const double var = out.replicates > 1 ? std::max(0.0, (sum2[i] - sum[i] * sum[i] / R) / (R - 1)) : NAN;
+    se[i] = std::sqrt(var / R);
+  }
+  out.p5_se = se[0], out.p50_se = se[1], out.p95_se = se[2];
+  out.pooled = summarize(std::move(y), 1);
+  return out;
 }
 
 SobolIndices sobol(const CompiledCone& cone, const std::vector<double>& base, const std::vector<UncertainInput>& inputs,

@@ -37,17 +37,10 @@ class Engine {
   // Output values (base units) with the varied inputs set to `vary_values` (or their base values).
   std::vector<double> evaluate(const PreparedRow& row, const std::vector<double>* vary_values = nullptr) const;
   const Registry& registry() const { return reg_; }
-  // The compile cache for searches over unstated settings (the strategy search compiles its candidates'
-  // cone); created on first use, so validate without a search never loads LLVM.
-  Jit& jit() {
-    if (!jit_) jit_ = std::make_unique<Jit>();
-    return *jit_;
-  }
 
  private:
   const Registry& reg_;
   const PresetLibrary& lib_;
-  std::unique_ptr<Jit> jit_;
 };
 
 }  // namespace gs::validate

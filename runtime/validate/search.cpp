@@ -62,7 +62,6 @@ SearchResult strategy_search(Engine& engine, const PresetLibrary& lib, const Sea
     const ScenarioPoint point{rs.assignments, rs.variants, {}};
     strategy::StrategyRequest request;
     request.threads = 1;  // a few dozen candidates: threads would cost more than they save
-    request.jit = &engine.jit();
     request.top = 1;
     for (const auto& k : p.knobs) request.top *= k.values.size();
     strategy::StrategyResult found;

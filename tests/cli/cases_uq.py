@@ -93,14 +93,22 @@ def uncertainty_streaming_matches_the_sample_array(cli):
 
 @case
 def evaluator_tiers_give_the_same_interval(cli):
-    # resolve's interval draws 1e5 seeded samples; the reference interpreter and the JIT evaluate the
-    # same cone, so the interval agrees to 1e-12. 1e5 rows are above the crossover: auto compiles.
+    # resolve's interval: 4096 randomized-QMC points (8 shifted Halton sets); the reference interpreter
+    # and the JIT evaluate the same cone, so the interval agrees to 1e-12. 4096 rows are below the
+    # crossover: auto interprets, and the answer states its method and each percentile's standard error.
     a = cli.json("resolve", "econ.cost.per_token", "--preset", UNCERTAIN, "--evaluator", "interpreter", image="model")
     b = cli.json("resolve", "econ.cost.per_token", "--preset", UNCERTAIN, "--evaluator", "jit", image="model")
     c = cli.json("resolve", "econ.cost.per_token", "--preset", UNCERTAIN, image="model")
     for key in ("p5", "median", "p95"):
         check(abs(a["interval"][key] / b["interval"][key] - 1) < 1e-12, f"{key}: {a['interval'][key]} vs {b['interval'][key]}")
-    check(b["interval"] == c["interval"], "auto uses the JIT for 1e5 rows")
+    check(a["interval"] == c["interval"], "auto interprets 4096 rows")
+    iv = c["interval"]
+    check(iv["samples"] == 4096 and iv["replicates"] == 8 and iv["method"] == "rqmc-halton", f"method stated: {iv}")
+    for key in ("p5", "median", "p95"):
+        se = iv["standard_error"][key]
+        check(0 < se < 0.02 * abs(iv[key]), f"standard error of {key}: {se}")
+    out, _ = cli.run("resolve", "econ.cost.per_token", "--preset", UNCERTAIN, image="model")
+    contains(out, "4096 randomized Halton samples in 8 shifts; standard error")
     _, err = cli.run("resolve", "econ.cost.per_token", "--preset", UNCERTAIN, "--evaluator", "llvm", image="model", expect=2)
     contains(err, "--evaluator")
 

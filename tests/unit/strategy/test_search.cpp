@@ -7,6 +7,7 @@
 #include "runtime/presets.h"
 #include "runtime/resolver.h"
 #include "runtime/strategy/search.h"
+#include "runtime/uq/plan.h"
 #include "runtime/strategy/space.h"
 #include "tests/unit/support/shipped_model.h"
 
@@ -97,6 +98,7 @@ TEST_CASE("a small space: the obvious best layout, exact rejection counts, value
   CHECK(rejected(r, "training.fits_in_hbm") == 0);
   CHECK(r.evaluated == 2);
   CHECK(r.feasible == 2);
+  CHECK(r.evaluator == "interpreter");  // two candidates: the Plan layer interprets, no LLVM
   REQUIRE(r.ranked.size() == 2);
   // Same layout, a third more forward work: no recomputation is faster.
   const auto& best = r.ranked[0];
@@ -114,6 +116,18 @@ TEST_CASE("a small space: the obvious best layout, exact rejection counts, value
   CHECK(close(best.report[0], *mem, 1e-9));
   // Full recomputation keeps 2 instead of 34 values per token and channel: far less activation memory.
   CHECK(r.ranked[1].report[0] < best.report[0]);
+  // The same search through the JIT (the evaluator above the crossover) ranks the same values.
+  const gs::EvaluatorPolicy saved = gs::evaluator_policy();
+  gs::set_evaluator_policy(gs::EvaluatorPolicy::Jit);
+  auto j = gs::strategy::search_strategies(reg, s, space, {});
+  gs::set_evaluator_policy(saved);
+  CHECK(j.evaluator == "jit");
+  REQUIRE(j.ranked.size() == 2);
+  for (size_t i = 0; i < 2; ++i) {
+    CHECK(j.ranked[i].knobs == r.ranked[i].knobs);
+    CHECK(close(j.ranked[i].objective, r.ranked[i].objective, 1e-12));
+    CHECK(close(j.ranked[i].report[0], r.ranked[i].report[0], 1e-12));
+  }
 }
 
 TEST_CASE("memory that fits nothing rejects every layout under fits_in_hbm; a pin narrows the space") {

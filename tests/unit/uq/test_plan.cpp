@@ -13,6 +13,7 @@
 #include "runtime/rng.h"
 #include "runtime/uq/commands.h"
 #include "runtime/uq/plan.h"
+#include "runtime/uq/uncertainty.h"
 #include "tests/unit/support/shipped_model.h"
 
 namespace {
@@ -81,6 +82,118 @@ TEST_CASE("headline cones: reference interpreter, JIT and GiNaC agree to 1e-12 r
     }
   }
   CHECK(compared_ginac == 6 * targets.size());
+}
+
+// The block interpreter (batches of 4 rows and more) runs the scalar run's operations lane by lane, so
+// every row of a batch equals one() of that row bit for bit, at block boundaries and partial blocks too.
+TEST_CASE("interpreter batches: every row equals the one-row answer exactly, whatever the batch size") {
+  const auto& reg = shipped_model();
+  const auto scenario = gs::testing::preset_point("default");
+  const auto targets = headlines(reg);
+  gs::Plan plan(reg, scenario.assignments, scenario.variants, targets, {}, /*bake=*/false);
+  REQUIRE(plan.complete());
+  const gs::ConeInterpreter interp(plan.program());
+  const size_t n_in = interp.n_inputs(), n_out = interp.n_outputs();
+  gs::Rng rng(41);
+  for (size_t rows : {size_t(1), size_t(3), size_t(4), size_t(31), size_t(32), size_t(33), size_t(100)}) {
+    std::vector<double> in(rows * n_in), out(rows * n_out), one(n_out);
+    for (size_t r = 0; r < rows; ++r)
+      for (size_t i = 0; i < n_in; ++i) {
+        const auto& a = reg.var(plan.program().inputs[i]).assume;
+        in[r * n_in + i] = plan.base()[i] * (a.integer || a.binary || a.has_range ? 1.0 : 0.7 + 0.7 * rng.uniform());
+      }
+    if (rows == 100) in[57 * n_in] = NAN;  // a NaN in one lane stays in its row
+    interp.batch(in.data(), out.data(), rows);
+    size_t nan_rows = 0;
+    for (size_t r = 0; r < rows; ++r) {
+      interp.one(in.data() + r * n_in, one.data());
+      bool any_nan = false;
+      for (size_t o = 0; o < n_out; ++o) {
+        INFO("rows " << rows << " row " << r << " output " << o);
+        const double b = out[r * n_out + o];
+        CHECK((std::isnan(b) ? std::isnan(one[o]) : b == one[o]));
+        any_nan = any_nan || std::isnan(b);
+      }
+      nan_rows += any_nan;
+    }
+    CHECK(nan_rows <= (rows == 100 ? 1u : 0u));
+  }
+}
+
+// The JIT's SIMD block batch (structure-of-arrays blocks, vectorized loop, constant divisors as
+// reciprocals) against the scalar JIT and the interpreter, on batches whose sizes straddle the blocks.
+TEST_CASE("SIMD block JIT, scalar JIT and interpreter agree to 1e-12 on random batches, block edges included") {
+  const auto& reg = shipped_model();
+  const auto scenario = gs::testing::preset_point("default");
+  const uint32_t cost = *reg.find_var("econ.cost.per_token");
+  // Deep inputs (the layout reaches memory, communication and the pipeline) and a shallow one.
+  std::vector<uint32_t> vary;
+  for (const char* name : {"par.dp", "arch.d_model", "econ.gpu.capex", "econ.cluster.utilization"}) vary.push_back(*reg.find_var(name));
+  gs::Plan plan(reg, scenario.assignments, scenario.variants, {cost}, vary);
+  REQUIRE(plan.complete());
+  REQUIRE(plan.program().inputs.size() >= 3);
+  gs::Jit scalar(gs::JitOptions{false}), simd(gs::JitOptions{true});
+  const auto a = scalar.compile(plan.program()), b = simd.compile(plan.program());
+  const auto& interp = plan.cone(gs::Evaluator::Interpreter);
+  const size_t n_in = a.n_inputs;
+  gs::Rng rng(2);
+  for (size_t rows : {size_t(1), size_t(63), size_t(64), size_t(65), size_t(1000)}) {
+    std::vector<double> in(rows * n_in), ya(rows), yb(rows), yi(rows);
+    for (size_t r = 0; r < rows; ++r)
+      for (size_t i = 0; i < n_in; ++i) in[r * n_in + i] = plan.base()[i] * (0.5 + 1.5 * rng.uniform());
+    a.batch(in.data(), ya.data(), rows);
+    b.batch(in.data(), yb.data(), rows);
+    interp.batch(in.data(), yi.data(), rows);
+    size_t finite = 0;
+    for (size_t r = 0; r < rows; ++r) {
+      INFO("rows " << rows << " row " << r << std::setprecision(17) << " scalar " << ya[r] << " simd " << yb[r] << " interp " << yi[r]);
+      CHECK(close(ya[r], yb[r], 1e-12));
+      CHECK(close(yi[r], yb[r], 1e-12));
+      double one = 0;
+      b.one(in.data() + r * n_in, &one);
+      CHECK(close(one, yb[r], 1e-12));
+      finite += std::isfinite(yb[r]);
+    }
+    CHECK(finite == rows);
+  }
+}
+
+// Randomized QMC: Halton coordinates are radical inverses; the interval is reproducible for a seed and
+// thread count, and it lands on a 2e5-draw Monte Carlo reference within a few of its stated errors.
+TEST_CASE("resolve's randomized-QMC interval: Halton points, reproducible, within its stated error of plain Monte Carlo") {
+  CHECK(gs::halton(1, 0) == 0.5);
+  CHECK(gs::halton(2, 0) == 0.25);
+  CHECK(gs::halton(3, 0) == 0.75);
+  CHECK(gs::halton(1, 1) == doctest::Approx(1.0 / 3).epsilon(1e-15));
+  CHECK(gs::halton(5, 1) == doctest::Approx(2.0 / 3 + 1.0 / 9).epsilon(1e-15));
+  const auto& reg = shipped_model();
+  gs::Preset p = gs::testing::shipped_presets().load("default");
+  const gs::ScenarioPoint s{p.assignments, p.variants, p.uncertain};
+  const uint32_t cost = *reg.find_var("econ.cost.per_token");
+  auto a = gs::interval_of(reg, s, cost, 2048, 1), b = gs::interval_of(reg, s, cost, 2048, 1);
+  REQUIRE(a);
+  REQUIRE(b);
+  CHECK(a->p5 == b->p5);
+  CHECK(a->p95 == b->p95);
+  CHECK(a->samples == 2048);
+  CHECK(a->replicates == gs::kRqmcReplicates);
+  CHECK(std::string(a->method) == "rqmc-halton");
+  CHECK(a->p5_se > 0);
+  CHECK(a->p95_se > 0);
+  CHECK(a->p5_se < 0.01 * a->p5);  // a stated error well below the interval's width
+  // The reference: plain Monte Carlo with 2e5 draws (its own percentile error is about 0.1% here).
+  std::vector<uint32_t> vary;
+  for (const auto& [var, dist] : s.uncertain) vary.push_back(var);
+  gs::Plan plan(reg, s.assignments, s.variants, {cost}, vary);
+  std::vector<gs::UncertainInput> inputs;
+  for (const auto& [var, dist] : s.uncertain)
+    if (auto c = plan.column(var)) inputs.push_back({*c, dist});
+  const auto ref = gs::summarize(std::move(gs::monte_carlo(plan.cone(gs::Evaluator::Jit), plan.base(), inputs, 200000, 5, 2)[0]), 1);
+  INFO("rqmc p5 " << a->p5 << " +- " << a->p5_se << " reference " << ref.p5);
+  INFO("rqmc p95 " << a->p95 << " +- " << a->p95_se << " reference " << ref.p95);
+  const double ref_se5 = 0.002 * ref.p5, ref_se95 = 0.002 * ref.p95;  // generous bound on the reference's own error
+  CHECK(std::fabs(a->p5 - ref.p5) < 4 * a->p5_se + 3 * ref_se5);
+  CHECK(std::fabs(a->p95 - ref.p95) < 4 * a->p95_se + 3 * ref_se95);
 }
 
 TEST_CASE("the interpreter folds what reads no input: a baked headline cone is much shorter") {
