@@ -47,6 +47,23 @@ void check_work(const Scenario& sc, const SimulateArgs& args) {
                                             work, args.replicas, args.replicas == 1 ? "" : "s", gpus, days, args.max_gpu_days));
 }
 
+// A JSON file, or an error naming file:line:col of the first character the parser could not take.
+Json parse_json_file(const std::string& path) {
+  std::string text = read_text_file(path, "scenario");
+  try {
+    return Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    size_t line = 1, col = 1;
+    for (size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
+      if (text[i] == '\n') ++line, col = 1;
+      else ++col;
+    }
+    std::string what = e.what();
+    if (auto at = what.find("syntax error"); at != std::string::npos) what = what.substr(at);
+    throw std::invalid_argument(fmt::format("{}:{}:{}: {} (hint: check the JSON near here: a missing comma, quote or bracket)", path, line, col, what));
+  }
+}
+
 }  // namespace
 
 int simulate_command(const SimulateArgs& args, std::ostream& out, std::ostream& err) {
@@ -133,16 +150,24 @@ int experiment_protocol_command(const ExperimentProtocolArgs& args, std::ostream
 int experiment_run_command(const ExperimentRunArgs& args, std::ostream& out, std::ostream& err) {
   research::ExperimentProtocol p;
   Json scenario;
+  std::optional<gs::Image> img;
+  ExperimentContext context;
+  context.scenario_path = args.scenario;
   try {
     p = research::load_frozen_protocol(args.experiments_dir, args.experiment);
-    scenario = Json::parse(read_text_file(args.scenario, "scenario"));
+    scenario = parse_json_file(args.scenario);
+    if (!args.image_path.empty()) {
+      img = gs::load_image_file(args.image_path);
+      context.units = &img->units;
+    }
+    if (args.timeline) context.timeline = timeline_format_for(*args.timeline);
   } catch (const std::exception& e) {
     err << "error: " << e.what() << "\n";
     return 2;
   }
   ExperimentOutcome o;
   try {
-    o = run_experiment(p, scenario, args.seed);
+    o = run_experiment(p, scenario, args.seed, context);
   } catch (const std::logic_error& e) {
     if (dynamic_cast<const std::invalid_argument*>(&e)) {
       err << "error: " << e.what() << "\n";
@@ -155,7 +180,19 @@ int experiment_run_command(const ExperimentRunArgs& args, std::ostream& out, std
     return 2;
   }
   int status = o.verdict == research::Verdict::fail ? 1 : 0;
+  // The timeline goes next to the artifact, after it: a refused artifact leaves no timeline behind either.
+  auto write_timeline = [&]() {
+    if (!args.timeline) return true;
+    try {
+      gs::write_file_atomic(*args.timeline, o.timeline);
+      return true;
+    } catch (const std::exception& e) {
+      err << "error: " << e.what() << "\n";
+      return false;
+    }
+  };
   if (!args.output) {
+    if (!write_timeline()) return 2;
     out << research::pretty_dump(o.sealed);
     return status;
   }
@@ -166,6 +203,7 @@ int experiment_run_command(const ExperimentRunArgs& args, std::ostream& out, std
     err << "error: " << e.what() << "\n";
     return 2;
   }
+  if (!write_timeline()) return 2;
   if (args.json)
     out << research::pretty_dump({{"path", stored.path}, {"artifact_sha256", stored.sha256}, {"already_present", stored.already_present},
                                   {"verdict", research::verdict_name(o.verdict)}, {"conclusion", o.conclusion}});

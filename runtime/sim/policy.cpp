@@ -74,6 +74,7 @@ uint32_t Policy::cadence_steps(const Observation& o, double mtbf_s) const {
   };
   // In-memory checkpoints are the frequent level; their cost is the blocking memory write.
   double delta = spec_.recovery == Recovery::in_memory ? o.memory_write_s : o.checkpoint_write_s;
+  if (spec_.oracle) return foresight_steps(o, delta);
   switch (spec_.cadence) {
     case Cadence::none: return kNever;
     case Cadence::fixed_steps: return static_cast<uint32_t>(spec_.cadence_value);
@@ -82,6 +83,18 @@ uint32_t Policy::cadence_steps(const Observation& o, double mtbf_s) const {
     case Cadence::daly: return mtbf_s > 0 && std::isfinite(mtbf_s) ? to_steps(daly_interval_s(delta, mtbf_s)) : kNever;
   }
   return kNever;
+}
+
+// The oracle's cadence: as many steps as still let a checkpoint of cost delta commit before the next
+// known interruption (none when no interruption is left: the target's final checkpoint is enough). When
+// even one step and a write do not fit, it checkpoints nothing and decides again after the interruption.
+uint32_t Policy::foresight_steps(const Observation& o, double delta) const {
+  constexpr uint32_t kNever = std::numeric_limits<uint32_t>::max();
+  auto next = std::upper_bound(spec_.foresight_ns.begin(), spec_.foresight_ns.end(), o.now_ns);
+  if (next == spec_.foresight_ns.end()) return kNever;
+  double budget_s = double(*next - o.now_ns) / 1e9 - delta;
+  double steps = std::floor(budget_s / std::max(o.step_s, 1e-9));
+  return steps >= 1 ? static_cast<uint32_t>(std::min(steps, double(kNever - 1))) : kNever;
 }
 
 RecoveryAction Policy::choose_recovery(const Observation& o, bool& abstained) const {
