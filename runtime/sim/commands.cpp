@@ -150,16 +150,12 @@ int experiment_protocol_command(const ExperimentProtocolArgs& args, std::ostream
 int experiment_run_command(const ExperimentRunArgs& args, std::ostream& out, std::ostream& err) {
   research::ExperimentProtocol p;
   Json scenario;
-  std::optional<gs::Image> img;
   ExperimentContext context;
   context.scenario_path = args.scenario;
+  context.image_path = args.image_path;
   try {
     p = research::load_frozen_protocol(args.experiments_dir, args.experiment);
     scenario = parse_json_file(args.scenario);
-    if (!args.image_path.empty()) {
-      img = gs::load_image_file(args.image_path);
-      context.units = &img->units;
-    }
     if (args.timeline) context.timeline = timeline_format_for(*args.timeline);
   } catch (const std::exception& e) {
     err << "error: " << e.what() << "\n";

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "image/image.h"
 #include "runtime/research/store.h"
 #include "runtime/sim/e001.h"
 #include "runtime/sim/e001_recovery.h"
@@ -18,8 +19,14 @@ ExperimentOutcome run_experiment(const research::ExperimentProtocol& protocol, c
   uint64_t used_seed = 0;
   std::string timeline;
   if (id == "E001-RECOVERY-V2") {
-    if (!context.units) throw std::invalid_argument("E001-RECOVERY-V2 needs the registry image's unit table to read its world file");
-    RecoveryV2Scenario sc = load_recovery_v2_scenario(scenario, context.scenario_path, *context.units);
+    std::optional<gs::Image> img;
+    const gs::UnitTable* units = context.units;
+    if (!units) {
+      if (context.image_path.empty()) throw std::invalid_argument("E001-RECOVERY-V2 needs the registry image's unit table to read its world file");
+      img = gs::load_image_file(context.image_path);
+      units = &img->units;
+    }
+    RecoveryV2Scenario sc = load_recovery_v2_scenario(scenario, context.scenario_path, *units);
     used_seed = seed.value_or(sc.seed);
     payload = run_recovery_v2(protocol, sc, used_seed, context.timeline, &timeline);
   } else if (id == "E001") {

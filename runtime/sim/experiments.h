@@ -28,7 +28,8 @@ struct ExperimentOutcome {
 // JSON names (relative to the JSON file) with the registry image's unit table, and can write a timeline.
 struct ExperimentContext {
   std::string scenario_path;
-  const gs::UnitTable* units = nullptr;
+  const gs::UnitTable* units = nullptr;  // when null, read from image_path if an experiment needs it
+  std::string image_path;
   std::optional<TimelineFormat> timeline;
 };
 

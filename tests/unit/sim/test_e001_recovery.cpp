@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "runtime/research/protocol.h"
@@ -175,7 +176,7 @@ TEST_CASE("E001-RECOVERY-V2 end to end: one trace, verdict, determinism of the s
   CHECK(labelled.size() == 4);
   for (const auto& art : a.sealed["artifacts"]) {
     CAPTURE(art["policy"]);
-    for (const auto& r : art["requirement_results"])
+    for (const auto& r : art["evidence_requirements"])
       if (r["requirement_id"] == "e001-reactive-membership-without-trace-leakage" || r["requirement_id"] == "e001-preemption-replay-conservation")
         CHECK(r["status"] == "satisfied");
   }
