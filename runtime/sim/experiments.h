@@ -1,5 +1,5 @@
 // Running a frozen experiment protocol on a scenario and sealing the result as a content-addressed
-// artifact. Only experiments with a virtual engine can run (E001, E002); the other protocols are frozen
+// artifact. Only experiments with a virtual engine can run (E001, E001-RECOVERY-V2, E002); the other protocols are frozen
 // designs waiting for one.
 #pragma once
 
