@@ -339,7 +339,7 @@ Json run_json(const RecoveryV2Run& run, const RecoveryV2Scenario& sc, const Scen
           {"interruptions", job.interruptions},
           {"recovery_episode_count", episodes},
           {"failures_absorbed", job.failures_absorbed},
-          {"time_ns", job.time.to_json()},
+          {"time", job.time.to_json()},
           {"energy", {{"it_energy_j", it_j}, {"facility_energy_j", f.facility_energy_j}, {"boundary", "GPU boards by phase, hosts, facility overhead as static PUE; no network or storage equipment"}}},
           {"utilisation", utilisation_summary(run.with_failures, s)},
           {"decisions", {{"count", job.decisions}, {"sha256", job.decisions_sha256}}},
