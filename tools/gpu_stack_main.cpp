@@ -678,11 +678,12 @@ int main(int argc, char** argv) {
 
   gs::sim::ExperimentRunArgs run_args;
   auto* exp_run = app.add_subcommand("experiment-run", "Run an experiment under its frozen protocol; write a content-addressed artifact");
-  exp_run->add_option("experiment", run_args.experiment, "E001 or E002")->required();
+  exp_run->add_option("experiment", run_args.experiment, "E001, E001-RECOVERY-V2 or E002")->required();
   exp_run->add_option("--scenario", run_args.scenario, "scenario file (JSON)")->required();
   exp_run->add_option("--output", run_args.output, "directory (file named by content hash) or file; never overwritten; default: stdout");
   exp_run->add_option("--seed", run_args.seed, "seed (default: the scenario's)");
   exp_run->add_option("--experiments", run_args.experiments_dir, "experiments directory");
+  exp_run->add_option("--timeline", run_args.timeline, "write every policy's per-event timeline and utilisation here (.csv: CSV, else JSON Lines; E001-RECOVERY-V2)");
   add_common(exp_run, common);
 
   gs::strategy::StrategyRequest plan_req;
@@ -811,7 +812,7 @@ int main(int argc, char** argv) {
       return gs::sim::experiment_protocol_command(proto_args, std::cout, std::cerr);
     }
     if (exp_run->parsed()) {
-      run_args.json = common.json;
+      run_args.json = common.json, run_args.image_path = image_path(common);
       if (run_args.experiments_dir.empty()) run_args.experiments_dir = gs::sim::default_experiments_dir();
       return gs::sim::experiment_run_command(run_args, std::cout, std::cerr);
     }

@@ -144,6 +144,21 @@ int distributed_replicas(const Scenario& sc, const SimOptions& base, uint64_t se
   const Json j = replicas_to_json(summaries, sc.id, sc.hash());
   out << (args.json ? research::pretty_dump(j) : replicas_text(j));
   return 0;
+// A JSON file, or an error naming file:line:col of the first character the parser could not take.
+Json parse_json_file(const std::string& path) {
+  std::string text = read_text_file(path, "scenario");
+  try {
+    return Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    size_t line = 1, col = 1;
+    for (size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
+      if (text[i] == '\n') ++line, col = 1;
+      else ++col;
+    }
+    std::string what = e.what();
+    if (auto at = what.find("syntax error"); at != std::string::npos) what = what.substr(at);
+    throw std::invalid_argument(fmt::format("{}:{}:{}: {} (hint: check the JSON near here: a missing comma, quote or bracket)", path, line, col, what));
+  }
 }
 
 }  // namespace
@@ -211,16 +226,20 @@ int experiment_protocol_command(const ExperimentProtocolArgs& args, std::ostream
 int experiment_run_command(const ExperimentRunArgs& args, std::ostream& out, std::ostream& err) {
   research::ExperimentProtocol p;
   Json scenario;
+  ExperimentContext context;
+  context.scenario_path = args.scenario;
+  context.image_path = args.image_path;
   try {
     p = research::load_frozen_protocol(args.experiments_dir, args.experiment);
-    scenario = Json::parse(read_text_file(args.scenario, "scenario"));
+    scenario = parse_json_file(args.scenario);
+    if (args.timeline) context.timeline = timeline_format_for(*args.timeline);
   } catch (const std::exception& e) {
     err << "error: " << e.what() << "\n";
     return 2;
   }
   ExperimentOutcome o;
   try {
-    o = run_experiment(p, scenario, args.seed);
+    o = run_experiment(p, scenario, args.seed, context);
   } catch (const std::logic_error& e) {
     if (dynamic_cast<const std::invalid_argument*>(&e)) {
       err << "error: " << e.what() << "\n";
@@ -233,7 +252,19 @@ int experiment_run_command(const ExperimentRunArgs& args, std::ostream& out, std
     return 2;
   }
   int status = o.verdict == research::Verdict::fail ? 1 : 0;
+  // The timeline goes next to the artifact, after it: a refused artifact leaves no timeline behind either.
+  auto write_timeline = [&]() {
+    if (!args.timeline) return true;
+    try {
+      gs::write_file_atomic(*args.timeline, o.timeline);
+      return true;
+    } catch (const std::exception& e) {
+      err << "error: " << e.what() << "\n";
+      return false;
+    }
+  };
   if (!args.output) {
+    if (!write_timeline()) return 2;
     out << research::pretty_dump(o.sealed);
     return status;
   }
@@ -244,6 +275,7 @@ int experiment_run_command(const ExperimentRunArgs& args, std::ostream& out, std
     err << "error: " << e.what() << "\n";
     return 2;
   }
+  if (!write_timeline()) return 2;
   if (args.json)
     out << research::pretty_dump({{"path", stored.path}, {"artifact_sha256", stored.sha256}, {"already_present", stored.already_present},
                                   {"verdict", research::verdict_name(o.verdict)}, {"conclusion", o.conclusion}});

@@ -50,6 +50,8 @@ struct ExperimentRunArgs {
   std::optional<uint64_t> seed;         // default: the scenario's seed
   std::string experiments_dir;
   bool json = false;                    // with --output: print the stored path and verdict as JSON
+  std::string image_path;               // registry image, for its unit table (experiments with a TOML world)
+  std::optional<std::string> timeline;  // every policy's per-event timeline (.csv: CSV, else JSONL)
 };
 int experiment_run_command(const ExperimentRunArgs& args, std::ostream& out, std::ostream& err);
 

@@ -15,6 +15,9 @@ struct SimOptions {
   std::optional<Recovery> recovery;  // replaces every job's recovery policy (comparisons on one trace)
   uint64_t max_events = UINT64_MAX;  // work cap: stop with WorkCapError after this many events
   bool timeline = false;             // record the per-event timeline and per-site utilisation
+  // false: the declared failure classes still set the policies' priors, but no failure is drawn (the
+  // matched no-failure run that recovery debt is measured against).
+  bool realise_failures = true;
 };
 
 // A replica stopped at SimOptions::max_events before its horizon: bad input (too much work asked), not

@@ -128,6 +128,7 @@ struct Job {
   std::vector<uint32_t> flow_ids;
   uint32_t flows_left = 0;
   bool ckpt_durable = true, restore_memory = false;
+  std::vector<std::pair<std::string, double>> ckpt_shards;  // the checkpoint being written: bytes per site (timeline only)
   uint16_t timer_stage = 0;
   int64_t activity_start = 0;
   // Telemetry the policy may see.

@@ -2,19 +2,34 @@
 
 #include <stdexcept>
 
+#include "image/image.h"
 #include "runtime/research/store.h"
 #include "runtime/sim/e001.h"
+#include "runtime/sim/e001_recovery.h"
 #include "runtime/sim/e002.h"
 
 namespace gs::sim {
 
 using research::Json;
 
-ExperimentOutcome run_experiment(const research::ExperimentProtocol& protocol, const Json& scenario, std::optional<uint64_t> seed) {
+ExperimentOutcome run_experiment(const research::ExperimentProtocol& protocol, const Json& scenario, std::optional<uint64_t> seed,
+                                 const ExperimentContext& context) {
   const std::string& id = protocol.experiment_id;
   Json payload;
   uint64_t used_seed = 0;
-  if (id == "E001") {
+  std::string timeline;
+  if (id == "E001-RECOVERY-V2") {
+    std::optional<gs::Image> img;
+    const gs::UnitTable* units = context.units;
+    if (!units) {
+      if (context.image_path.empty()) throw std::invalid_argument("E001-RECOVERY-V2 needs the registry image's unit table to read its world file");
+      img = gs::load_image_file(context.image_path);
+      units = &img->units;
+    }
+    RecoveryV2Scenario sc = load_recovery_v2_scenario(scenario, context.scenario_path, *units);
+    used_seed = seed.value_or(sc.seed);
+    payload = run_recovery_v2(protocol, sc, used_seed, context.timeline, &timeline);
+  } else if (id == "E001") {
     E001Scenario sc = load_e001_scenario(scenario);
     used_seed = seed.value_or(sc.seed);
     payload = run_e001(protocol, sc, used_seed);
@@ -25,8 +40,10 @@ ExperimentOutcome run_experiment(const research::ExperimentProtocol& protocol, c
   } else {
     throw std::invalid_argument("experiment " + id + " has a frozen protocol but no virtual engine yet; it cannot run");
   }
+  if (context.timeline && timeline.empty()) throw std::invalid_argument("--timeline: experiment " + id + " records no timeline");
   // The experiment's verdict is the hypothesis policy's; baselines that fail their own gates do not decide it.
   ExperimentOutcome out;
+  out.timeline = std::move(timeline);
   for (const auto& a : payload["artifacts"])
     if (a["policy"] == payload["hypothesis_policy"]) {
       std::string v = a["verdict"].get<std::string>();
@@ -48,6 +65,9 @@ ExperimentOutcome run_experiment(const research::ExperimentProtocol& protocol, c
                  {"hypothesis_policy", payload["hypothesis_policy"]},
                  {"verdict", research::verdict_name(out.verdict)},
                  {"conclusion", out.conclusion}};
+  // Experiment-specific sections (E001-RECOVERY-V2: the world, the matched trace, per-policy answers).
+  for (const char* key : {"world", "matched_trace", "mechanics_answer", "learning_answer"})
+    if (payload.contains(key)) result[key] = payload[key];
   out.sealed = research::seal_artifact(std::move(result));
   return out;
 }

@@ -1,12 +1,14 @@
 // Running a frozen experiment protocol on a scenario and sealing the result as a content-addressed
-// artifact. Only experiments with a virtual engine can run (E001, E002); the other protocols are frozen
+// artifact. Only experiments with a virtual engine can run (E001, E001-RECOVERY-V2, E002); the other protocols are frozen
 // designs waiting for one.
 #pragma once
 
 #include <optional>
 #include <string>
 
+#include "image/units.h"
 #include "runtime/research/artifact.h"
+#include "runtime/sim/timeline.h"
 
 namespace gs::sim {
 
@@ -19,10 +21,20 @@ struct ExperimentOutcome {
   research::Json sealed;  // carries artifact_sha256
   research::Verdict verdict = research::Verdict::inconclusive;
   std::string conclusion;
+  std::string timeline;  // every policy's per-event timeline, when asked for and the experiment records one
+};
+
+// What some experiments need beyond the scenario's JSON: E001-RECOVERY-V2 reads the simulator scenario its
+// JSON names (relative to the JSON file) with the registry image's unit table, and can write a timeline.
+struct ExperimentContext {
+  std::string scenario_path;
+  const gs::UnitTable* units = nullptr;  // when null, read from image_path if an experiment needs it
+  std::string image_path;
+  std::optional<TimelineFormat> timeline;
 };
 
 // Throws std::invalid_argument for a bad scenario or an experiment without a runner.
 ExperimentOutcome run_experiment(const research::ExperimentProtocol& protocol, const research::Json& scenario,
-                                 std::optional<uint64_t> seed);
+                                 std::optional<uint64_t> seed, const ExperimentContext& context = {});
 
 }  // namespace gs::sim

@@ -15,7 +15,7 @@ int64_t to_ns(double seconds) { return std::max<int64_t>(1, static_cast<int64_t>
 }  // namespace
 
 void State::schedule_failure() {
-  if (failures.total_rate_per_s() > 0) push(failures.next_failure_ns(now, rng_fail), Priority::disruption, kFailure, 0);
+  if (opt.realise_failures && failures.total_rate_per_s() > 0) push(failures.next_failure_ns(now, rng_fail), Priority::disruption, kFailure, 0);
 }
 
 void State::schedule_straggler() {

@@ -380,6 +380,7 @@ std::vector<uint32_t> State::storage_path(const Job& j, uint32_t si, bool write)
 void State::start_flows(Job& j, Flows purpose, double total_bytes, bool write) {
   j.flows = purpose;
   j.flow_ids.clear();
+  j.ckpt_shards.clear();
   std::vector<std::pair<uint32_t, double>> shares;
   for (uint32_t si : j.sites) {
     double cap = active_capacity_at(j, si);
@@ -390,6 +391,7 @@ void State::start_flows(Job& j, Flows purpose, double total_bytes, bool write) {
     // The last site takes the remainder, so the shares add up to the state exactly.
     double bytes = i + 1 < shares.size() ? shares[i].second : total_bytes - assigned;
     assigned += bytes;
+    if (purpose == Flows::checkpoint && opt.timeline) j.ckpt_shards.push_back({sites[shares[i].first].spec->id, bytes});
     j.flow_ids.push_back(net.start(now, bytes, storage_path(j, shares[i].first, write), 0, j.index, resched));
   }
   j.flows_left = static_cast<uint32_t>(j.flow_ids.size());
@@ -411,6 +413,7 @@ void State::start_checkpoint(Job& j, bool durable) {
 void State::commit_checkpoint(Job& j) {
   if (opt.timeline)
     result.timeline.push_back({now, "checkpoint", j.spec->id, fmt::format("step {} {}", j.frontier, j.ckpt_durable ? "durable" : "memory")});
+  if (opt.timeline) j.result.lineage.push_back({now, j.activity_start, j.frontier, false, j.ckpt_durable, j.ckpt_durable ? j.ckpt_shards : decltype(j.ckpt_shards){}});
   if (j.ckpt_durable) {
     j.durable_step = j.frontier;
     j.since_durable_ns = 0;
@@ -622,6 +625,7 @@ void State::on_observe(Job& j) {
 void State::rollback(Job& j, bool to_memory) {
   auto& r = j.result;
   uint64_t to = to_memory ? j.memory_step : j.durable_step;
+  if (opt.timeline) r.lineage.push_back({now, now, to, true, !to_memory, {}});
   r.work.lost_rollback += (j.frontier - to) * j.spec->workload.tokens_per_step;
   int64_t ns = to_memory ? j.since_memory_ns : j.since_durable_ns;
   r.time.compute_committed -= ns;

@@ -74,6 +74,7 @@ uint32_t Policy::cadence_steps(const Observation& o, double mtbf_s) const {
   };
   // In-memory checkpoints are the frequent level; their cost is the blocking memory write.
   double delta = spec_.recovery == Recovery::in_memory ? o.memory_write_s : o.checkpoint_write_s;
+  if (spec_.oracle) return foresight_steps(o, delta);
   switch (spec_.cadence) {
     case Cadence::none: return kNever;
     case Cadence::fixed_steps: return static_cast<uint32_t>(spec_.cadence_value);
@@ -82,6 +83,24 @@ uint32_t Policy::cadence_steps(const Observation& o, double mtbf_s) const {
     case Cadence::daly: return mtbf_s > 0 && std::isfinite(mtbf_s) ? to_steps(daly_interval_s(delta, mtbf_s)) : kNever;
   }
   return kNever;
+}
+
+// The oracle's cadence: as many steps as still let a checkpoint of cost delta commit before the next
+// known interruption (none when no interruption is left: the target's final checkpoint is enough). When
+// even one step and a write do not fit, it checkpoints nothing and decides again after the interruption.
+// It is decided again at every completed synchronisation, as the measured cycle refines the timing.
+uint32_t Policy::foresight_steps(const Observation& o, double delta) const {
+  constexpr uint32_t kNever = std::numeric_limits<uint32_t>::max();
+  auto next = std::upper_bound(spec_.foresight_ns.begin(), spec_.foresight_ns.end(), o.now_ns);
+  if (next == spec_.foresight_ns.end()) return kNever;
+  // A step's wall time includes its share of the synchronisation cycle; one cycle is kept in hand
+  // because a checkpoint may have to wait for the synchronisation in flight.
+  double wall_step = std::max(o.step_s, 1e-9) / std::max(1e-9, 1.0 - o.collective_phase_fraction);
+  double budget_s = double(*next - o.now_ns) / 1e9 - delta - double(std::max<uint32_t>(1, o.local_steps)) * wall_step;
+  double steps = std::floor(budget_s / wall_step);
+  if (steps < 1) return kNever;
+  // The interval counts steps since the last durable checkpoint.
+  return static_cast<uint32_t>(std::min(steps + double(o.frontier_step - o.durable_step), double(kNever - 1)));
 }
 
 RecoveryAction Policy::choose_recovery(const Observation& o, bool& abstained) const {
@@ -130,6 +149,8 @@ Decision Policy::decide(const Observation& o) {
       d.checkpoint_interval_steps = cadence_steps(o, mtbf_estimate(o));
       break;
     case Epoch::sync_completed:
+      // The oracle re-times its next checkpoint as the measured cycle changes the wall time per step.
+      if (spec_.oracle) d.checkpoint_interval_steps = cadence_steps(o, mtbf_estimate(o));
       if (spec_.sync == SyncMode::adaptive && o.sync_observed) {
         uint32_t cur = o.local_steps, target = cur;
         if (o.collective_phase_fraction >= spec_.sync_high) target = std::min(spec_.sync_max, std::max(cur + 1, 2 * cur));

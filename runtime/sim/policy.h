@@ -79,6 +79,7 @@ class Policy {
  private:
   uint32_t cadence_steps(const Observation& o, double mtbf_s) const;
   double mtbf_estimate(const Observation& o) const;
+  uint32_t foresight_steps(const Observation& o, double delta) const;
   RecoveryAction choose_recovery(const Observation& o, bool& abstained) const;
   PolicySpec spec_;
 };

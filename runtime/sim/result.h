@@ -12,6 +12,15 @@
 
 namespace gs::sim {
 
+// One entry of a job's checkpoint lineage (recorded with the timeline): a committed checkpoint, with the
+// bytes each site wrote to its store, or a restore that rolled the job back to a committed step.
+struct LineageEvent {
+  int64_t t_ns = 0, write_start_ns = 0;  // restore: write_start_ns is unused
+  uint64_t step = 0;
+  bool restore = false, durable = true;
+  std::vector<std::pair<std::string, double>> shards;  // (site, bytes) of a durable checkpoint
+};
+
 struct JobResult {
   std::string id, policy;
   uint32_t gpus = 0;
@@ -36,6 +45,7 @@ struct JobResult {
   uint64_t decisions = 0;
   std::string decision_log;      // one line per decision: epoch, time and what was decided (not in reports)
   std::string decisions_sha256;  // digest of the decision log
+  std::vector<LineageEvent> lineage;  // with SimOptions::timeline
 
   double wall_s() const { return double(end_ns - start_ns) / 1e9; }
   double goodput_tokens_per_s() const { return wall_s() > 0 ? double(work.committed) / wall_s() : 0; }

@@ -88,6 +88,11 @@ struct PolicySpec {
   uint32_t local_steps = 1;        // steps between inter-site synchronisations
   uint32_t sync_min = 1, sync_max = 1;
   double sync_high = 0, sync_low = 0;  // adaptive cadence: collective phase fraction thresholds
+  // The future-trace oracle only (E001-RECOVERY-V2's upper-bound comparator): the instants at which the job
+  // will be interrupted, in order. A policy holding them is no longer prefix-indistinguishable; it times
+  // each checkpoint to commit just before the next interruption. Empty for every real policy.
+  bool oracle = false;
+  std::vector<int64_t> foresight_ns;
 };
 
 struct Placement {

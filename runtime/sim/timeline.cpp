@@ -27,9 +27,15 @@ std::string seconds(int64_t ns) { return research::format_double(double(ns) / 1e
 
 }  // namespace
 
-std::string timeline_text(const SimResult& r, TimelineFormat format) {
+std::string timeline_text(const SimResult& r, TimelineFormat format, const std::string& run, bool header) {
   std::string out;
-  if (format == TimelineFormat::csv) out = "record,t_s,kind,subject,detail,site,it_w,nodes_in_jobs,nodes_spare,nodes_down\n";
+  const std::string lead = run.empty() ? "" : csv_field(run) + ",";
+  if (format == TimelineFormat::csv && header)
+    out = std::string(run.empty() ? "" : "run,") + "record,t_s,kind,subject,detail,site,it_w,nodes_in_jobs,nodes_spare,nodes_down\n";
+  auto labelled = [&](Json j) {
+    if (!run.empty()) j["run"] = run;
+    return research::canonical_dump(j) + "\n";
+  };
   size_t e = 0, u = 0;
   // Both series are already in time order (appended as the clock advances): merge them.
   while (e < r.timeline.size() || u < r.utilisation.size()) {
@@ -37,17 +43,17 @@ std::string timeline_text(const SimResult& r, TimelineFormat format) {
     if (take_event) {
       const auto& x = r.timeline[e++];
       if (format == TimelineFormat::csv)
-        out += fmt::format("event,{},{},{},{},,,,,\n", seconds(x.t_ns), csv_field(x.kind), csv_field(x.subject), csv_field(x.detail));
+        out += lead + fmt::format("event,{},{},{},{},,,,,\n", seconds(x.t_ns), csv_field(x.kind), csv_field(x.subject), csv_field(x.detail));
       else
-        out += research::canonical_dump(Json({{"record", "event"}, {"t_s", double(x.t_ns) / 1e9}, {"kind", x.kind}, {"subject", x.subject}, {"detail", x.detail}})) + "\n";
+        out += labelled({{"record", "event"}, {"t_s", double(x.t_ns) / 1e9}, {"kind", x.kind}, {"subject", x.subject}, {"detail", x.detail}});
     } else {
       const auto& x = r.utilisation[u++];
       if (format == TimelineFormat::csv)
-        out += fmt::format("utilisation,{},,,,{},{},{},{},{}\n", seconds(x.t_ns), csv_field(x.site), research::format_double(x.it_w),
+        out += lead + fmt::format("utilisation,{},,,,{},{},{},{},{}\n", seconds(x.t_ns), csv_field(x.site), research::format_double(x.it_w),
                            x.nodes_in_jobs, x.nodes_spare, x.nodes_down);
       else
-        out += research::canonical_dump(Json({{"record", "utilisation"}, {"t_s", double(x.t_ns) / 1e9}, {"site", x.site}, {"it_w", x.it_w},
-                     {"nodes_in_jobs", x.nodes_in_jobs}, {"nodes_spare", x.nodes_spare}, {"nodes_down", x.nodes_down}})) + "\n";
+        out += labelled({{"record", "utilisation"}, {"t_s", double(x.t_ns) / 1e9}, {"site", x.site}, {"it_w", x.it_w},
+                         {"nodes_in_jobs", x.nodes_in_jobs}, {"nodes_spare", x.nodes_spare}, {"nodes_down", x.nodes_down}});
     }
   }
   return out;

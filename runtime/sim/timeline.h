@@ -13,7 +13,9 @@ enum class TimelineFormat { jsonl, csv };
 // .csv gives CSV, anything else JSON Lines.
 TimelineFormat timeline_format_for(const std::string& path);
 // Every record in time order, events before utilisation samples at one instant; times in seconds. JSONL rows
-// carry "record": "event" or "utilisation"; CSV uses one header with the union of the columns.
-std::string timeline_text(const SimResult& r, TimelineFormat format);
+// carry "record": "event" or "utilisation"; CSV uses one header with the union of the columns. A non-empty
+// `run` labels every row (a "run" key, or a first CSV column) so several runs can share one file; `header`
+// false leaves out the CSV header (for the second and later runs of such a file).
+std::string timeline_text(const SimResult& r, TimelineFormat format, const std::string& run = "", bool header = true);
 
 }  // namespace gs::sim

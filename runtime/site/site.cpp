@@ -548,7 +548,10 @@ json experiments_json(const SiteOptions& opt, std::vector<std::string>& notes) {
         for (const auto& s : scenarios) {
           try {
             auto scenario = research::Json::parse(read_text(s));
-            sim::ExperimentOutcome out = sim::run_experiment(frozen, scenario, std::nullopt);
+            sim::ExperimentContext ctx;  // E001-RECOVERY-V2 reads the world file its scenario names
+            ctx.scenario_path = s.string();
+            ctx.image_path = opt.image_path;
+            sim::ExperimentOutcome out = sim::run_experiment(frozen, scenario, std::nullopt, ctx);
             json v = artifact_view(out.sealed, "run by the exporter on " + s.filename().string());
             v["protocol_matches"] = true;
             arts.push_back(std::move(v));

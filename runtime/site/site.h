@@ -20,7 +20,7 @@ struct SiteOptions {
   std::string image_path;               // shown in the site's provenance
   std::string runs_csv;                 // published runs for the validation view; empty: the default, if readable
   std::string experiments_dir;          // empty: the simulator's default
-  bool run_experiments = false;         // also run the experiments that have a virtual engine (E001, E002)
+  bool run_experiments = false;         // also run the experiments that have a virtual engine (E001, E001-RECOVERY-V2, E002)
   std::vector<std::string> artifacts;   // extra run-artifact files or folders to show
   size_t interval_samples = 20000;      // Monte Carlo samples for the 90% intervals of uncertain presets
   std::string assets_dir;               // empty: $GSTACK_SITE_ASSETS, else the source tree's site/

@@ -20,7 +20,7 @@ def simulate_is_deterministic_and_conserves_work(cli):
 
 @case
 def experiment_protocol_hash_is_frozen(cli):
-    for e in ("E001", "E002", "E003", "E004", "E005", "E006"):
+    for e in ("E001", "E001-RECOVERY-V2", "E002", "E003", "E004", "E005", "E006"):
         j = cli.json("experiment-protocol", e, image=None)
         with open(os.path.join("experiments", e, "protocol.sha256")) as f:
             check(j["protocol_hash"] == f.read().strip(), f"{e}: hash matches the frozen file")
@@ -105,3 +105,59 @@ def simulate_writes_a_timeline_atomically(cli):
         check(first["record"] == "event" and first["kind"] == "phase", f"first JSONL row {first}")
     _, err = cli.run("simulate", SIM, "--timeline", "x.csv", "--replicas", "2", image=None, expect=2)
     contains(err, "--timeline records one run")
+
+
+RV2 = "experiments/E001-RECOVERY-V2/scenario-v2.json"
+
+
+@case
+def experiment_run_recovery_v2_end_to_end(cli):
+    with tempfile.TemporaryDirectory() as d:
+        out_file = os.path.join(d, "rv2.json")
+        timeline = os.path.join(d, "rv2.jsonl")
+        out, _ = cli.run("experiment-run", "E001-RECOVERY-V2", "--scenario", RV2, "--output", out_file,
+                         "--timeline", timeline, "--json", image="model")
+        stored = json.loads(out)
+        check(stored["verdict"] in ("inconclusive", "fail"), f"learning is never simulated: {stored['verdict']}")
+        with open(out_file) as f:
+            j = json.load(f)
+        check(j["artifact_sha256"] == stored["artifact_sha256"], "the stored file is the sealed artifact")
+        policies = [r["policy_id"] for r in j["runs"]]
+        check(policies == ["synchronous-wait-restore", "fixed-cadence-checkpoint-restart", "adaptive-recovery",
+                           "future-trace-recovery-oracle"], f"four matched policies {policies}")
+        check(j["matched_trace"]["identical_across_policies"], "one failure trace")
+        for r in j["runs"]:
+            w = r["work_tokens"]
+            check(w["attempted"] == w["valid_final_state"] + w["lost"], f"{r['policy_id']}: work conserved exactly")
+            chain = r["checkpoint_lineage"]["manifests"]
+            check(len(chain) > 1 and chain[0]["parent"] == r["checkpoint_lineage"]["genesis"], "lineage from genesis")
+        with open(timeline) as f:
+            rows = [json.loads(line) for line in f]
+        check({row["run"] for row in rows} == set(policies), "every policy's timeline, labelled")
+        check(any(row["record"] == "utilisation" for row in rows), "per-site utilisation rows")
+        # Again: the same bytes are already there, nothing is written.
+        out2, _ = cli.run("experiment-run", "E001-RECOVERY-V2", "--scenario", RV2, "--output", out_file, image="model")
+        contains(out2, "already at")
+        # Other content at the path is refused and left untouched.
+        _, err = cli.run("experiment-run", "E001-RECOVERY-V2", "--scenario", RV2, "--output", out_file, "--seed", "5",
+                         image="model", expect=2)
+        with open(out_file) as f:
+            check(json.load(f)["artifact_sha256"] == stored["artifact_sha256"], "the artifact is never overwritten")
+
+
+@case
+def experiment_run_recovery_v2_bad_scenario(cli):
+    with tempfile.TemporaryDirectory() as d:
+        bad = os.path.join(d, "bad.json")
+        with open(bad, "w") as f:
+            f.write('{\n  "schema": "gpu-stack.e001-recovery-scenario.v2",\n  "seed": 1,,\n}\n')
+        _, err = cli.run("experiment-run", "E001-RECOVERY-V2", "--scenario", bad, image="model", expect=2)
+        contains(err, bad + ":3:13:")
+        with open(RV2) as f:
+            j = json.load(f)
+        j["world"] = "no-such-world.toml"
+        j["durable_frontier_target_steps"] = -4
+        with open(bad, "w") as f:
+            json.dump(j, f)
+        _, err = cli.run("experiment-run", "E001-RECOVERY-V2", "--scenario", bad, image="model", expect=2)
+        contains(err, "durable_frontier_target_steps")

@@ -54,12 +54,13 @@ TEST_CASE("every frozen protocol still hashes to its pin") {
   // Golden hashes: changing a protocol means a new experiment, never an edit.
   const std::map<std::string, std::string> pinned = {
       {"E001", "c2c23fcc7a5b81dd91142d87ed20c40040bcd2070487c4c290a0f272c877748c"},
+      {"E001-RECOVERY-V2", "40d5afc1dc7f03a11c6261b37341d5d369a4f356d7b38a556eeaae80d7b4a878"},
       {"E002", "0de31f747c2388a342fc58862ff8e2373c1461b62fe01840d2e84942dc5c166f"},
       {"E003", "c061530359b80f787ffc3f08ea67565332f5cfce8bfc3553d6769078b0c24f4c"},
       {"E004", "ae3f8bd74d83aac2196b887a185fec2e915cd727c0d7c1e1aeca22b4c85e03a1"},
       {"E005", "d881328a02876f6a3d3239fd48d8af4cca8903d52c163ad1ff52ac836783936b"},
       {"E006", "c595433b43dd9c1fad7694a7f86f43fe1f49edc4a9ab098efb84c2db317f2ae0"}};
-  CHECK(gs::research::list_protocols(kExperiments) == std::vector<std::string>{"E001", "E002", "E003", "E004", "E005", "E006"});
+  CHECK(gs::research::list_protocols(kExperiments) == std::vector<std::string>{"E001", "E001-RECOVERY-V2", "E002", "E003", "E004", "E005", "E006"});
   for (const auto& [id, hash] : pinned) {
     CAPTURE(id);
     CHECK(gs::research::load_frozen_protocol(kExperiments, id).hash() == hash);
