@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -21,6 +22,7 @@
 #include "runtime/sim/experiments.h"
 #include "runtime/sim/report.h"
 #include "runtime/sim/scenario_toml.h"
+#include "runtime/sim/serving_report.h"
 #include "runtime/sim/timeline.h"
 #include "image/text_file.h"
 
@@ -105,6 +107,22 @@ int simulate_command(const SimulateArgs& args, std::ostream& out, std::ostream& 
   return 0;
 }
 
+int serving_simulate_command(const ServingSimulateArgs& args, std::ostream& out, std::ostream& err) {
+  ServingSimResult r;
+  try {
+    const Registry reg = Registry::load(args.image_path);
+    const PresetLibrary lib(reg, args.presets_dir);
+    const ServingScenario sc = load_serving_scenario(args.scenario);
+    r = run_serving_scenario(reg, lib, sc, args.seed.value_or(sc.seed));
+    if (args.timeline) gs::write_file_atomic(*args.timeline, serving_timeline_text(r, timeline_format_for(*args.timeline)));
+  } catch (const std::exception& e) {
+    err << "error: " << e.what() << "\n";
+    return 2;
+  }
+  out << (args.json ? research::pretty_dump(serving_result_json(r)) : serving_result_text(r));
+  return 0;
+}
+
 int experiment_protocol_command(const ExperimentProtocolArgs& args, std::ostream& out, std::ostream& err) {
   research::ExperimentProtocol p;
   try {
@@ -142,7 +160,8 @@ int experiment_run_command(const ExperimentRunArgs& args, std::ostream& out, std
   }
   ExperimentOutcome o;
   try {
-    o = run_experiment(p, scenario, args.seed);
+    const std::string dir = std::filesystem::path(args.scenario).parent_path().string();
+    o = run_experiment(p, scenario, args.seed, {args.image_path, args.presets_dir, dir.empty() ? "." : dir});
   } catch (const std::logic_error& e) {
     if (dynamic_cast<const std::invalid_argument*>(&e)) {
       err << "error: " << e.what() << "\n";

@@ -5,12 +5,14 @@
 #include "runtime/research/store.h"
 #include "runtime/sim/e001.h"
 #include "runtime/sim/e002.h"
+#include "runtime/sim/e004.h"
 
 namespace gs::sim {
 
 using research::Json;
 
-ExperimentOutcome run_experiment(const research::ExperimentProtocol& protocol, const Json& scenario, std::optional<uint64_t> seed) {
+ExperimentOutcome run_experiment(const research::ExperimentProtocol& protocol, const Json& scenario, std::optional<uint64_t> seed,
+                                 const ExperimentEnvironment& env) {
   const std::string& id = protocol.experiment_id;
   Json payload;
   uint64_t used_seed = 0;
@@ -22,6 +24,11 @@ ExperimentOutcome run_experiment(const research::ExperimentProtocol& protocol, c
     E002Scenario sc = load_e002_scenario(scenario);
     used_seed = seed.value_or(sc.seed);
     payload = run_e002(protocol, sc, used_seed);
+  } else if (id == "E004") {
+    E004Scenario sc = load_e004_scenario(scenario, env.scenario_dir);
+    used_seed = seed.value_or(sc.seed);
+    const Registry reg = Registry::load(env.image_path);
+    payload = run_e004(protocol, sc, used_seed, reg, PresetLibrary(reg, env.presets_dir));
   } else {
     throw std::invalid_argument("experiment " + id + " has a frozen protocol but no virtual engine yet; it cannot run");
   }
