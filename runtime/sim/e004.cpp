@@ -177,7 +177,7 @@ Json run_e004(const research::ExperimentProtocol& protocol, const E004Scenario& 
     double total = 0;
     for (uint32_t f = 0; f < nf; ++f) {
       const auto u = means(o.utility, f, idx);
-      if (!(u[0] > 0)) return NAN;
+      if (!(u[0] > 0)) return double(NAN);
       for (uint32_t S = 0; S < kCells; ++S) {
         const int sign = ((kFactors - uint32_t(__builtin_popcount(S))) % 2) ? -1 : 1;
         total += sign * u[controller[f][S]] / u[0];
@@ -239,7 +239,7 @@ Json run_e004(const research::ExperimentProtocol& protocol, const E004Scenario& 
   in.stage = research::Stage::virtual_;
   in.policy = "joint-controller";
   in.scenario_id = sc.id();
-  auto frac = [](const Coverage& c) { return c.total ? double(c.inside) / double(c.total) : NAN; };
+  auto frac = [](const Coverage& c) { return c.total ? double(c.inside) / double(c.total) : double(NAN); };
   in.metrics = {{"utility_gain_over_best_static", gain_static},
                 {"utility_gain_over_independent_ensemble", gain_independent},
                 {"three_way_interaction_point_estimate", i_point},

@@ -30,7 +30,11 @@ ServingCellRunner::ServingCellRunner(const Registry& reg, const PresetLibrary& l
     if (tables_.count(k)) continue;
     Assignments all = base.assign;
     all.insert(all.end(), c.assign.begin(), c.assign.end());  // later assignments win
-    tables_.emplace(k, serving_tables_at(reg, lib, base.preset, all, "cell " + c.id, batch, prompt));
+    try {
+      tables_.emplace(k, serving_tables_at(reg, lib, base.preset, all, "cell " + c.id, batch, prompt));
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument("cell " + c.id + " (" + k + "): " + e.what());
+    }
   }
 }
 
