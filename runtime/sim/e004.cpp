@@ -24,25 +24,6 @@ constexpr uint32_t kBootstrap = 2000;
 
 [[noreturn]] void fail(const std::string& what) { throw std::invalid_argument("E004 scenario: " + what); }
 
-struct Level {
-  std::optional<uint32_t> replicas, max_batch;
-  Assignments assign;
-};
-
-Level load_level(const Json& j, const std::string& what) {
-  if (!j.is_object()) fail(what + " must be an object");
-  Level l;
-  auto whole = [&](const char* key, uint32_t high) -> std::optional<uint32_t> {
-    if (!j.contains(key)) return std::nullopt;
-    if (!j[key].is_number_unsigned() || j[key].get<uint64_t>() < 1 || j[key].get<uint64_t>() > high)
-      fail(what + "." + key + " must be a whole number in [1, " + std::to_string(high) + "]");
-    return uint32_t(j[key].get<uint64_t>());
-  };
-  l.replicas = whole("replicas", 64), l.max_batch = whole("max_batch", 4096);
-  l.assign = load_assignments(j.value("assign", Json()), "E004 scenario: " + what + ".assign");
-  return l;
-}
-
 struct Setup {
   ServingScenario base;
   std::vector<std::string> factor_names;
@@ -60,25 +41,9 @@ Setup setup(const E004Scenario& sc) {
   s.n_cal = j.at("calibration_seeds").get<uint32_t>(), s.n_eval = j.at("evaluation_seeds").get<uint32_t>();
   s.warmup_s = j.at("warmup_s").get<double>(), s.horizon_s = j.at("horizon_s").get<double>();
   s.families = load_serving_families(j.at("families"), sc.dir, s.warmup_s, s.horizon_s, "E004 scenario");
-  std::array<std::array<Level, 2>, kFactors> levels;
-  for (uint32_t i = 0; i < kFactors; ++i) {
-    const Json& f = j.at("factors")[i];
-    s.factor_names.push_back(f.at("name").get<std::string>());
-    if (f.value("source", std::string()).empty()) fail("factor '" + s.factor_names.back() + "' needs a 'source'");
-    levels[i] = {load_level(f.at("static"), s.factor_names[i] + ".static"), load_level(f.at("alternative"), s.factor_names[i] + ".alternative")};
-  }
-  for (uint32_t c = 0; c < kCells; ++c) {
-    ServingCell cell;
-    cell.replicas = s.base.replicas, cell.max_batch = s.base.max_batch;
-    for (uint32_t i = 0; i < kFactors; ++i) {
-      const Level& l = levels[i][(c >> i) & 1];
-      if (l.replicas) cell.replicas = *l.replicas;
-      if (l.max_batch) cell.max_batch = *l.max_batch;
-      cell.assign.insert(cell.assign.end(), l.assign.begin(), l.assign.end());
-      cell.id += std::string(i ? "+" : "") + ((c >> i) & 1 ? "alt-" : "static-") + std::to_string(i + 1);
-    }
-    s.cells.push_back(std::move(cell));
-  }
+  const std::vector<Factor> factors = load_factors(j.at("factors"), "E004 scenario");
+  for (const auto& f : factors) s.factor_names.push_back(f.name);
+  s.cells = factorial_cells(s.base, factors);
   return s;
 }
 

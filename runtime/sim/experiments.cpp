@@ -6,6 +6,7 @@
 #include "runtime/sim/e001.h"
 #include "runtime/sim/e002.h"
 #include "runtime/sim/e004.h"
+#include "runtime/sim/e006.h"
 
 namespace gs::sim {
 
@@ -29,6 +30,11 @@ ExperimentOutcome run_experiment(const research::ExperimentProtocol& protocol, c
     used_seed = seed.value_or(sc.seed);
     const Registry reg = Registry::load(env.image_path);
     payload = run_e004(protocol, sc, used_seed, reg, PresetLibrary(reg, env.presets_dir));
+  } else if (id == "E006") {
+    E006Scenario sc = load_e006_scenario(scenario, env.scenario_dir);
+    used_seed = seed.value_or(sc.seed);
+    const Registry reg = Registry::load(env.image_path);
+    payload = run_e006(protocol, sc, used_seed, reg, PresetLibrary(reg, env.presets_dir));
   } else {
     throw std::invalid_argument("experiment " + id + " has a frozen protocol but no virtual engine yet; it cannot run");
   }

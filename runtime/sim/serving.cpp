@@ -51,30 +51,28 @@ double LengthDistribution::mean() const {
   return 0;
 }
 
-ServingRun simulate_serving(const ServingWorkload& w, const ServingEngine& e, uint64_t seed) {
-  if (e.max_batch < 1) throw std::invalid_argument("serving engine: max_batch must be at least 1");
-  if (!e.decode_step_s || !e.prefill_s) throw std::invalid_argument("serving engine: step-time functions are missing");
+std::vector<RequestRecord> draw_requests(const ServingWorkload& w, uint64_t seed) {
   if (!(w.horizon_s > w.warmup_s) || w.warmup_s < 0) throw std::invalid_argument("serving workload: needs 0 <= warmup < horizon");
   if (w.arrivals_s.empty() && !(w.rate_per_s > 0)) throw std::invalid_argument("serving workload: needs a positive rate or a trace");
   for (const auto* d : {&w.prompt, &w.output})
     if ((d->kind == LengthDistribution::Kind::empirical && d->values.empty()) || (d->kind != LengthDistribution::Kind::empirical && (d->low < 1 || (d->high < d->low && d->kind == LengthDistribution::Kind::uniform))))
       throw std::invalid_argument("serving workload: a length distribution is empty or not positive");
 
-  // ---- arrivals and lengths, each from its own stream
-  ServingRun run;
+  // arrivals and lengths, each from its own stream
+  std::vector<RequestRecord> requests;
   Rng arrivals(derive_seed(seed, 0x5e41)), prompts(derive_seed(seed, 0x5e42)), outputs(derive_seed(seed, 0x5e43));
   if (!w.arrivals_s.empty()) {
     for (double t : w.arrivals_s)
-      if (t < w.horizon_s) run.requests.push_back({t, 0, 0, 0, 0});
+      if (t < w.horizon_s) requests.push_back({t, 0, 0, 0, 0});
   } else {
     for (double t = arrivals.exponential(w.rate_per_s); t < w.horizon_s; t += arrivals.exponential(w.rate_per_s))
-      run.requests.push_back({t, 0, 0, 0, 0});
+      requests.push_back({t, 0, 0, 0, 0});
   }
   const bool paired = w.paired_lengths;
   if (paired && (w.prompt.kind != LengthDistribution::Kind::empirical || w.output.kind != LengthDistribution::Kind::empirical ||
                  w.prompt.values.size() != w.output.values.size()))
     throw std::invalid_argument("serving workload: paired lengths need two lists of the same length");
-  for (auto& r : run.requests) {
+  for (auto& r : requests) {
     if (paired) {
       const size_t row = prompts.below(w.prompt.values.size());
       r.prompt = w.prompt.values[row];
@@ -84,6 +82,24 @@ ServingRun simulate_serving(const ServingWorkload& w, const ServingEngine& e, ui
       r.output = std::max<uint32_t>(1, w.output.draw(outputs));
     }
     if (r.prompt < 1) throw std::invalid_argument("serving workload: a prompt of 0 tokens");
+  }
+  return requests;
+}
+
+ServingRun simulate_serving(const ServingWorkload& w, const ServingEngine& e, uint64_t seed) {
+  return serve_requests(draw_requests(w, seed), w, e);
+}
+
+ServingRun serve_requests(std::vector<RequestRecord> requests, const ServingWorkload& w, const ServingEngine& e) {
+  if (e.max_batch < 1) throw std::invalid_argument("serving engine: max_batch must be at least 1");
+  if (!e.decode_step_s || !e.prefill_s) throw std::invalid_argument("serving engine: step-time functions are missing");
+  if (!(w.horizon_s > w.warmup_s) || w.warmup_s < 0) throw std::invalid_argument("serving workload: needs 0 <= warmup < horizon");
+  ServingRun run;
+  run.requests = std::move(requests);
+  for (size_t i = 0; i < run.requests.size(); ++i) {
+    const RequestRecord& r = run.requests[i];
+    if (i && r.arrival_s < run.requests[i - 1].arrival_s) throw std::invalid_argument("serving requests must be in arrival order");
+    if (r.prompt < 1 || r.output < 1) throw std::invalid_argument("serving requests need a prompt and an output of at least one token");
     if (double(r.prompt) + double(r.output) > e.kv_capacity_tokens)
       throw std::invalid_argument("serving workload: a request of " + std::to_string(r.prompt + r.output) +
                                   " tokens exceeds the replica's KV capacity of " + std::to_string(uint64_t(e.kv_capacity_tokens)) + " tokens");

@@ -76,6 +76,12 @@ struct ServingRun {
 // capacity, a non-positive step time).
 ServingRun simulate_serving(const ServingWorkload& workload, const ServingEngine& engine, uint64_t seed);
 
+// The two halves of simulate_serving: the requests a workload draws for a seed (arrival, prompt and
+// output; times unset), and serving given requests (in arrival order) on one replica over the workload's
+// window, so several replicas can split one stream of requests.
+std::vector<RequestRecord> draw_requests(const ServingWorkload& workload, uint64_t seed);
+ServingRun serve_requests(std::vector<RequestRecord> requests, const ServingWorkload& workload, const ServingEngine& engine);
+
 // The request-level fields of the summary (all but busy_fraction and mean_batch, which need the
 // iterations) over requests arriving in [warmup, horizon); serves one replica or several merged.
 ServingSummary summarize_requests(const std::vector<RequestRecord>& requests, double warmup_s, double horizon_s);

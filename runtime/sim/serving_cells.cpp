@@ -92,6 +92,52 @@ std::vector<ServingFamily> load_serving_families(const Json& families, const std
   return out;
 }
 
+std::vector<Factor> load_factors(const Json& j, const std::string& what) {
+  if (!j.is_array() || j.empty() || j.size() > 8) throw std::invalid_argument(what + ": 'factors' must list one to eight factors");
+  auto level = [&](const Json& l, const std::string& where) {
+    if (!l.is_object()) throw std::invalid_argument(where + " must be an object");
+    FactorLevel out;
+    auto whole = [&](const char* key, uint32_t high) -> std::optional<uint32_t> {
+      if (!l.contains(key)) return std::nullopt;
+      if (!l[key].is_number_unsigned() || l[key].get<uint64_t>() < 1 || l[key].get<uint64_t>() > high)
+        throw std::invalid_argument(where + "." + key + " must be a whole number in [1, " + std::to_string(high) + "]");
+      return uint32_t(l[key].get<uint64_t>());
+    };
+    out.replicas = whole("replicas", 4096), out.max_batch = whole("max_batch", 4096);
+    out.assign = load_assignments(l.value("assign", Json()), where + ".assign");
+    return out;
+  };
+  std::vector<Factor> out;
+  for (const auto& f : j) {
+    Factor x;
+    x.name = f.value("name", std::string());
+    const std::string where = what + " factor '" + x.name + "'";
+    if (x.name.empty()) throw std::invalid_argument(what + ": every factor needs a 'name'");
+    if (f.value("source", std::string()).empty()) throw std::invalid_argument(where + ": needs a 'source'");
+    if (!f.contains("static") || !f.contains("alternative")) throw std::invalid_argument(where + ": needs 'static' and 'alternative' levels");
+    x.levels[0] = level(f["static"], where + ".static"), x.levels[1] = level(f["alternative"], where + ".alternative");
+    out.push_back(std::move(x));
+  }
+  return out;
+}
+
+std::vector<ServingCell> factorial_cells(const ServingScenario& base, const std::vector<Factor>& factors) {
+  std::vector<ServingCell> cells;
+  for (uint32_t c = 0; c < (1u << factors.size()); ++c) {
+    ServingCell cell;
+    cell.replicas = base.replicas, cell.max_batch = base.max_batch;
+    for (uint32_t i = 0; i < factors.size(); ++i) {
+      const FactorLevel& l = factors[i].levels[(c >> i) & 1];
+      if (l.replicas) cell.replicas = *l.replicas;
+      if (l.max_batch) cell.max_batch = *l.max_batch;
+      cell.assign.insert(cell.assign.end(), l.assign.begin(), l.assign.end());
+      cell.id += std::string(i ? "+" : "") + ((c >> i) & 1 ? "alt-" : "static-") + std::to_string(i + 1);
+    }
+    cells.push_back(std::move(cell));
+  }
+  return cells;
+}
+
 double student_t_quantile(double level, uint32_t df) {
   if (df < 1) throw std::invalid_argument("a t quantile needs at least one degree of freedom");
   // Two-sided levels 50, 90, 95 %: t at 0.75, 0.95, 0.975 (any table of Student's t, e.g. Abramowitz and Stegun Table 26.10).

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,22 @@ class ServingCellRunner {
 // "prompt_tokens"/"output_tokens" (fixed), "source"}. Throws std::invalid_argument naming `what`.
 std::vector<ServingFamily> load_serving_families(const research::Json& families, const std::string& scenario_dir, double warmup_s,
                                                  double horizon_s, const std::string& what);
+// A two-level factor of a factorial design: its static level and one alternative, each possibly changing
+// the replica count, the batch limit and model assignments.
+struct FactorLevel {
+  std::optional<uint32_t> replicas, max_batch;
+  Assignments assign;
+};
+struct Factor {
+  std::string name;
+  FactorLevel levels[2];  // static, alternative
+};
+// [{"name", "static": {...}, "alternative": {...}, "source"}, ...]; throws std::invalid_argument naming `what`.
+std::vector<Factor> load_factors(const research::Json& j, const std::string& what);
+// Every combination of the factors' levels over the base scenario: cell c sets factor i to its
+// alternative when bit i of c is set (cell 0 is all static); ids read "static-1+alt-2+...".
+std::vector<ServingCell> factorial_cells(const ServingScenario& base, const std::vector<Factor>& factors);
+
 // {"variable": "quantity text", ...} as assignments.
 Assignments load_assignments(const research::Json& j, const std::string& what);
 

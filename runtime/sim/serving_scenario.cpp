@@ -167,13 +167,15 @@ ServingSimResult run_serving(const ServingScenario& sc, const ServingModelTables
   out.scenario = sc;
   out.seed = seed;
   const ServingEngine engine = tables.engine(sc.max_batch);
-  // A router that sends each request to a replica at random splits the Poisson stream into one Poisson
-  // stream of rate / replicas per replica; replica r draws from its own seed.
-  ServingWorkload w = sc.workload;
-  w.rate_per_s = sc.workload.rate_per_s / double(sc.replicas);
+  // A router sends each request of the deployment's stream to a replica at random (its own stream of the
+  // seed), so the same seed serves the same requests whatever the replica count (common random numbers).
+  std::vector<RequestRecord> drawn = draw_requests(sc.workload, seed);
+  std::vector<std::vector<RequestRecord>> per_replica(sc.replicas);
+  Rng router(derive_seed(seed, 0x5e44));
+  for (const auto& q : drawn) per_replica[sc.replicas == 1 ? 0 : router.below(sc.replicas)].push_back(q);
   double busy = 0, batch = 0;
   for (uint32_t r = 0; r < sc.replicas; ++r) {
-    ServingRun run = simulate_serving(w, engine, r == 0 ? seed : derive_seed(seed, r));
+    ServingRun run = serve_requests(std::move(per_replica[r]), sc.workload, engine);
     busy += run.summary.busy_fraction, batch += run.summary.mean_batch;
     out.requests.insert(out.requests.end(), run.requests.begin(), run.requests.end());
     out.replica_of.insert(out.replica_of.end(), run.requests.size(), r);
