@@ -105,7 +105,7 @@ TEST_CASE("serving scenario: a malformed file is a located error") {
     gs::sim::load_serving_scenario(path);
     FAIL("no error");
   } catch (const gs::PresetError& e) {
-    CHECK(std::string(e.what()).find(path + ":11:") != std::string::npos);
+    CHECK(std::string(e.what()).find(path + ":10:14:") != std::string::npos);
     CHECK(std::string(e.what()).find("rate_per_s") != std::string::npos);
   }
   std::ofstream(path) << "schema = \"gpu-stack.serving-scenario.v1\"\nname = \"x\"\npreset = \"p\"\nseed = 1\nmax_batch = 8\n"
