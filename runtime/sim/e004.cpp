@@ -91,6 +91,7 @@ Json run_e004(const research::ExperimentProtocol& protocol, const E004Scenario& 
   if (s.factor_names != protocol.independent_variables)
     fail("the factors must be the protocol's independent variables, in order: serving topology, batching policy, power allocation");
   const std::string scenario_hash = research::canonical_sha256(sc.raw);
+  check_serving_grid_work(s.families, s.cells.size(), s.n_cal + s.n_eval, "E004 scenario");
   const ServingCellRunner runner(reg, lib, s.base, s.cells, s.families);
   const uint32_t nf = uint32_t(s.families.size()), nk = s.n_cal + s.n_eval;
   const double window = s.horizon_s - s.warmup_s;

@@ -106,8 +106,9 @@ Json run_e006(const research::ExperimentProtocol& protocol, const E006Scenario& 
   const std::vector<ServingCell> cells = factorial_cells(base, factors);
   const double warmup = j["warmup_s"].get<double>(), event = j["event_s"].get<double>();
   const std::vector<ServingFamily> families = load_serving_families(j.at("families"), sc.dir, warmup, warmup + event, "E006 scenario");
-  const ServingCellRunner runner(reg, lib, base, cells, families);
   const uint32_t n_cal = j["calibration_seeds"].get<uint32_t>(), n_eval = j["evaluation_seeds"].get<uint32_t>();
+  check_serving_grid_work(families, cells.size(), n_cal + n_eval, "E006 scenario");
+  const ServingCellRunner runner(reg, lib, base, cells, families);
   const uint32_t nc = uint32_t(cells.size()), nf = uint32_t(families.size());
 
   // outcomes[f][k][c], the same requests for every cell of a family and seed

@@ -1,7 +1,10 @@
 #include "runtime/sim/experiments.h"
 
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
 
+#include "image/image.h"
 #include "runtime/research/store.h"
 #include "runtime/sim/e001.h"
 #include "runtime/sim/e002.h"
@@ -11,6 +14,17 @@
 namespace gs::sim {
 
 using research::Json;
+
+namespace {
+
+// The serving experiments' numbers come from the model: the artifact names the image that priced them.
+std::string image_sha256(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return sha256_hex(bytes.data(), bytes.size());
+}
+
+}  // namespace
 
 ExperimentOutcome run_experiment(const research::ExperimentProtocol& protocol, const Json& scenario, std::optional<uint64_t> seed,
                                  const ExperimentEnvironment& env) {
@@ -30,11 +44,13 @@ ExperimentOutcome run_experiment(const research::ExperimentProtocol& protocol, c
     used_seed = seed.value_or(sc.seed);
     const Registry reg = Registry::load(env.image_path);
     payload = run_e004(protocol, sc, used_seed, reg, PresetLibrary(reg, env.presets_dir));
+    payload["runs"]["model_image_sha256"] = image_sha256(env.image_path);
   } else if (id == "E006") {
     E006Scenario sc = load_e006_scenario(scenario, env.scenario_dir);
     used_seed = seed.value_or(sc.seed);
     const Registry reg = Registry::load(env.image_path);
     payload = run_e006(protocol, sc, used_seed, reg, PresetLibrary(reg, env.presets_dir));
+    payload["runs"]["model_image_sha256"] = image_sha256(env.image_path);
   } else {
     throw std::invalid_argument("experiment " + id + " has a frozen protocol but no virtual engine yet; it cannot run");
   }

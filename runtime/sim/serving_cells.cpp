@@ -138,6 +138,15 @@ std::vector<ServingCell> factorial_cells(const ServingScenario& base, const std:
   return cells;
 }
 
+void check_serving_grid_work(const std::vector<ServingFamily>& families, size_t cells, uint32_t seeds, const std::string& what) {
+  double requests = 0;
+  for (const auto& f : families) requests += f.workload.rate_per_s * f.workload.horizon_s;
+  requests *= double(cells) * seeds;
+  if (requests > 2e7)
+    throw std::invalid_argument(what + ": the grid would serve about " + std::to_string(uint64_t(requests)) +
+                                " requests, more than the cap of 2e7; use fewer seeds, a shorter window or lower rates");
+}
+
 double student_t_quantile(double level, uint32_t df) {
   if (df < 1) throw std::invalid_argument("a t quantile needs at least one degree of freedom");
   // Two-sided levels 50, 90, 95 %: t at 0.75, 0.95, 0.975 (any table of Student's t, e.g. Abramowitz and Stegun Table 26.10).

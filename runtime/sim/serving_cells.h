@@ -61,6 +61,10 @@ std::vector<ServingCell> factorial_cells(const ServingScenario& base, const std:
 // {"variable": "quantity text", ...} as assignments.
 Assignments load_assignments(const research::Json& j, const std::string& what);
 
+// The work cap of a serving experiment: refuses (std::invalid_argument naming `what`) a grid expected to
+// serve more than 2e7 requests in all (families x cells x seeds), which would run for many minutes.
+void check_serving_grid_work(const std::vector<ServingFamily>& families, size_t cells, uint32_t seeds, const std::string& what);
+
 // Two-sided Student-t quantile t_{(1+level)/2, df}: exact table for df <= 10 at the 50/90/95% levels,
 // the Cornish-Fisher expansion in 1/df beyond (Abramowitz and Stegun 26.7.5).
 double student_t_quantile(double level, uint32_t df);

@@ -75,8 +75,8 @@ void load_length_trace(const std::string& trace_path, ServingWorkload& w) {
     std::istringstream s(line);
     long long p = 0, o = 0;
     char comma = 0;
-    if (!(s >> p >> comma >> o) || comma != ',' || p < 1 || o < 1 || p > 10'000'000 || o > 10'000'000)
-      bad(trace_path + ":" + std::to_string(row), nullptr, "a row must hold two positive token counts");
+    if (!(s >> p >> comma >> o) || comma != ',' || p < 1 || o < 1 || p > 1'000'000 || o > 1'000'000)
+      bad(trace_path + ":" + std::to_string(row), nullptr, "a row must hold two token counts in [1, 1e6]");
     w.prompt.values.push_back(uint32_t(p));
     w.output.values.push_back(uint32_t(o));
   }
@@ -115,7 +115,8 @@ ServingScenario load_serving_scenario(const std::string& path) {
   sc.workload.rate_per_s = number(path, arrivals, "rate_per_s", &arrivals);
   if (!(sc.workload.rate_per_s > 0) || sc.workload.rate_per_s > 1e5) bad(path, arrivals.get("rate_per_s"), "rate_per_s must be in (0, 1e5]");
   // The work cap: the arrivals a run may draw.
-  if (sc.workload.rate_per_s * sc.workload.horizon_s > 5e7) bad(path, arrivals.get("rate_per_s"), "more than 5e7 requests in the horizon");
+  if (sc.workload.rate_per_s * sc.workload.horizon_s > 5e6)
+    bad(path, arrivals.get("rate_per_s"), "more than five million requests expected in the horizon", "shorten horizon_s or lower the rate");
 
   const toml::table& lengths = table(path, doc, "lengths");
   if (const toml::node* trace = lengths.get("trace")) {

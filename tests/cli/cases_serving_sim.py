@@ -50,6 +50,12 @@ def simulate_serving_timeline_and_bad_input(cli):
                     'max_batch = 0\nhorizon_s = 10\nwarmup_s = 1\n')
         _, err = cli.run("simulate", "--serving", bad, image="model", expect=2)
         contains(err, bad + ":5:", "max_batch")
+        with open(SERVING_SIM) as f:
+            huge = f.read().replace("rate_per_s = 3.0", "rate_per_s = 90000").replace("horizon_s = 900", "horizon_s = 600000")
+        with open(os.path.join(d, "huge.toml"), "w") as f:
+            f.write(huge.replace("../../data/", os.path.abspath("data") + "/"))
+        _, err = cli.run("simulate", "--serving", os.path.join(d, "huge.toml"), image="model", expect=2)
+        contains(err, "five million requests")
     _, err = cli.run("simulate", "--serving", "no-such.toml", image="model", expect=2)
     contains(err, "no-such.toml")
     _, err = cli.run("simulate", "--serving", SERVING_SIM, "--replicas", "2", image="model", expect=2)
