@@ -665,6 +665,10 @@ int main(int argc, char** argv) {
   simulate->add_option("--threads", sim_args.threads, "worker threads for replicas (default: all cores)")->check(thread_range);
   simulate->add_option("--timeline", sim_args.timeline, "write the run's per-event timeline and per-site utilisation to FILE "
                        "(.csv: CSV, otherwise JSON Lines); one replica only");
+  bool sim_serving = false;
+  simulate->add_flag("--serving", sim_serving, "the scenario is a serving scenario (presets/sim/*-serving.toml): requests through "
+                     "continuously batching replicas priced by the model; prints TTFT/TPOT percentiles, goodput, energy and cost per "
+                     "million tokens (--timeline: one row per request)");
   std::vector<std::string> sim_presets;
   simulate->add_option("--preset", sim_presets, "compute the simulator's model variables (step time, powers, PUE, ...) with the "
                        "model under this preset; they replace the scenario's values")->allow_extra_args(false);
@@ -678,7 +682,7 @@ int main(int argc, char** argv) {
 
   gs::sim::ExperimentRunArgs run_args;
   auto* exp_run = app.add_subcommand("experiment-run", "Run an experiment under its frozen protocol; write a content-addressed artifact");
-  exp_run->add_option("experiment", run_args.experiment, "E001, E001-RECOVERY-V2 or E002")->required();
+  exp_run->add_option("experiment", run_args.experiment, "E001, E001-RECOVERY-V2, E002, E004 or E006")->required();
   exp_run->add_option("--scenario", run_args.scenario, "scenario file (JSON)")->required();
   exp_run->add_option("--output", run_args.output, "directory (file named by content hash) or file; never overwritten; default: stdout");
   exp_run->add_option("--seed", run_args.seed, "seed (default: the scenario's)");
@@ -801,6 +805,12 @@ int main(int argc, char** argv) {
     if (list->parsed() || search->parsed()) return run_list(common, var_query);
     if (list_presets->parsed()) return run_list_presets(common, presets_sub);
     if (sweep->parsed()) return run_sweep(common, scenario, sweep_req);
+    if (simulate->parsed() && sim_serving) {
+      for (const char* opt : {"--replicas", "--policy", "--preset", "--max-gpu-days", "--max-events", "--threads"})
+        if (simulate->count(opt)) throw UsageError(std::string(opt) + " is for training scenarios, not with --serving");
+      gs::sim::ServingSimulateArgs a{sim_args.scenario, image_path(common), presets_dir(common), sim_args.seed, common.json, sim_args.timeline};
+      return gs::sim::serving_simulate_command(a, std::cout, std::cerr);
+    }
     if (simulate->parsed()) {
       sim_args.json = common.json, sim_args.image_path = image_path(common);
       if (!sim_presets.empty()) sim_args.model = simulator_inputs_from_model(common, sim_presets);
@@ -812,7 +822,7 @@ int main(int argc, char** argv) {
       return gs::sim::experiment_protocol_command(proto_args, std::cout, std::cerr);
     }
     if (exp_run->parsed()) {
-      run_args.json = common.json, run_args.image_path = image_path(common);
+      run_args.json = common.json, run_args.image_path = image_path(common), run_args.presets_dir = presets_dir(common);
       if (run_args.experiments_dir.empty()) run_args.experiments_dir = gs::sim::default_experiments_dir();
       return gs::sim::experiment_run_command(run_args, std::cout, std::cerr);
     }

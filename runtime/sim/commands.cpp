@@ -6,6 +6,7 @@
 #include <optional>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -24,6 +25,7 @@
 #include "runtime/sim/experiments.h"
 #include "runtime/sim/report.h"
 #include "runtime/sim/scenario_toml.h"
+#include "runtime/sim/serving_report.h"
 #include "runtime/sim/timeline.h"
 #include "image/text_file.h"
 
@@ -198,6 +200,22 @@ int simulate_command(const SimulateArgs& args, std::ostream& out, std::ostream& 
   return 0;
 }
 
+int serving_simulate_command(const ServingSimulateArgs& args, std::ostream& out, std::ostream& err) {
+  ServingSimResult r;
+  try {
+    const Registry reg = Registry::load(args.image_path);
+    const PresetLibrary lib(reg, args.presets_dir);
+    const ServingScenario sc = load_serving_scenario(args.scenario);
+    r = run_serving_scenario(reg, lib, sc, args.seed.value_or(sc.seed));
+    if (args.timeline) gs::write_file_atomic(*args.timeline, serving_timeline_text(r, timeline_format_for(*args.timeline)));
+  } catch (const std::exception& e) {
+    err << "error: " << e.what() << "\n";
+    return 2;
+  }
+  out << (args.json ? research::pretty_dump(serving_result_json(r)) : serving_result_text(r));
+  return 0;
+}
+
 int experiment_protocol_command(const ExperimentProtocolArgs& args, std::ostream& out, std::ostream& err) {
   research::ExperimentProtocol p;
   try {
@@ -229,6 +247,7 @@ int experiment_run_command(const ExperimentRunArgs& args, std::ostream& out, std
   ExperimentContext context;
   context.scenario_path = args.scenario;
   context.image_path = args.image_path;
+  context.presets_dir = args.presets_dir;
   try {
     p = research::load_frozen_protocol(args.experiments_dir, args.experiment);
     scenario = parse_json_file(args.scenario);

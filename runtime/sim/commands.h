@@ -36,6 +36,17 @@ struct SimulateArgs {
 };
 int simulate_command(const SimulateArgs& args, std::ostream& out, std::ostream& err);
 
+// `simulate --serving SCENARIO.toml`: the request-level serving simulation (serving_scenario.h).
+struct ServingSimulateArgs {
+  std::string scenario;                 // serving scenario (TOML, schema gpu-stack.serving-scenario.v1)
+  std::string image_path;               // registry image: the model that prices the replica
+  std::string presets_dir;              // where the scenario's serving preset and the binding live
+  std::optional<uint64_t> seed;         // default: the scenario's
+  bool json = false;
+  std::optional<std::string> timeline;  // per-request records here (.csv: CSV, else JSON Lines)
+};
+int serving_simulate_command(const ServingSimulateArgs& args, std::ostream& out, std::ostream& err);
+
 struct ExperimentProtocolArgs {
   std::string experiment;       // E001 ... E006 (case-insensitive)
   std::string experiments_dir;  // default_experiments_dir() unless the main has a better idea
@@ -50,7 +61,7 @@ struct ExperimentRunArgs {
   std::optional<uint64_t> seed;         // default: the scenario's seed
   std::string experiments_dir;
   bool json = false;                    // with --output: print the stored path and verdict as JSON
-  std::string image_path;               // registry image, for its unit table (experiments with a TOML world)
+  std::string image_path, presets_dir;  // the model: its unit table (a TOML world) and the serving experiments' pricing
   std::optional<std::string> timeline;  // every policy's per-event timeline (.csv: CSV, else JSONL)
 };
 int experiment_run_command(const ExperimentRunArgs& args, std::ostream& out, std::ostream& err);

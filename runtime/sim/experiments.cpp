@@ -1,5 +1,8 @@
 #include "runtime/sim/experiments.h"
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
 
 #include "image/image.h"
@@ -7,10 +10,23 @@
 #include "runtime/sim/e001.h"
 #include "runtime/sim/e001_recovery.h"
 #include "runtime/sim/e002.h"
+#include "runtime/sim/e004.h"
+#include "runtime/sim/e006.h"
 
 namespace gs::sim {
 
 using research::Json;
+
+namespace {
+
+// The serving experiments' numbers come from the model: the artifact names the image that priced them.
+std::string image_sha256(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return sha256_hex(bytes.data(), bytes.size());
+}
+
+}  // namespace
 
 ExperimentOutcome run_experiment(const research::ExperimentProtocol& protocol, const Json& scenario, std::optional<uint64_t> seed,
                                  const ExperimentContext& context) {
@@ -37,6 +53,21 @@ ExperimentOutcome run_experiment(const research::ExperimentProtocol& protocol, c
     E002Scenario sc = load_e002_scenario(scenario);
     used_seed = seed.value_or(sc.seed);
     payload = run_e002(protocol, sc, used_seed);
+  } else if (id == "E004" || id == "E006") {
+    const std::string dir = std::filesystem::path(context.scenario_path).parent_path().string();
+    const std::string scenario_dir = dir.empty() ? "." : dir;
+    const Registry reg = Registry::load(context.image_path);
+    const PresetLibrary presets(reg, context.presets_dir);
+    if (id == "E004") {
+      E004Scenario sc = load_e004_scenario(scenario, scenario_dir);
+      used_seed = seed.value_or(sc.seed);
+      payload = run_e004(protocol, sc, used_seed, reg, presets);
+    } else {
+      E006Scenario sc = load_e006_scenario(scenario, scenario_dir);
+      used_seed = seed.value_or(sc.seed);
+      payload = run_e006(protocol, sc, used_seed, reg, presets);
+    }
+    payload["runs"]["model_image_sha256"] = image_sha256(context.image_path);
   } else {
     throw std::invalid_argument("experiment " + id + " has a frozen protocol but no virtual engine yet; it cannot run");
   }

@@ -1,6 +1,6 @@
 // Running a frozen experiment protocol on a scenario and sealing the result as a content-addressed
-// artifact. Only experiments with a virtual engine can run (E001, E001-RECOVERY-V2, E002); the other protocols are frozen
-// designs waiting for one.
+// artifact. Only experiments with a virtual engine can run (E001, E001-RECOVERY-V2, E002, and E004 and E006 on
+// the serving simulator); the other protocols are frozen designs waiting for one.
 #pragma once
 
 #include <optional>
@@ -24,12 +24,14 @@ struct ExperimentOutcome {
   std::string timeline;  // every policy's per-event timeline, when asked for and the experiment records one
 };
 
-// What some experiments need beyond the scenario's JSON: E001-RECOVERY-V2 reads the simulator scenario its
-// JSON names (relative to the JSON file) with the registry image's unit table, and can write a timeline.
+// What some experiments need beyond the scenario's JSON. E001-RECOVERY-V2 reads the simulator scenario its
+// JSON names (relative to the JSON file) with the registry image's unit table, and can write a timeline;
+// the serving experiments (E004, E006) price a replica with the model (image and presets) and read files
+// relative to the scenario's folder.
 struct ExperimentContext {
   std::string scenario_path;
   const gs::UnitTable* units = nullptr;  // when null, read from image_path if an experiment needs it
-  std::string image_path;
+  std::string image_path, presets_dir;
   std::optional<TimelineFormat> timeline;
 };
 

@@ -51,28 +51,55 @@ double LengthDistribution::mean() const {
   return 0;
 }
 
-ServingRun simulate_serving(const ServingWorkload& w, const ServingEngine& e, uint64_t seed) {
-  if (e.max_batch < 1) throw std::invalid_argument("serving engine: max_batch must be at least 1");
-  if (!e.decode_step_s || !e.prefill_s) throw std::invalid_argument("serving engine: step-time functions are missing");
+std::vector<RequestRecord> draw_requests(const ServingWorkload& w, uint64_t seed) {
   if (!(w.horizon_s > w.warmup_s) || w.warmup_s < 0) throw std::invalid_argument("serving workload: needs 0 <= warmup < horizon");
   if (w.arrivals_s.empty() && !(w.rate_per_s > 0)) throw std::invalid_argument("serving workload: needs a positive rate or a trace");
   for (const auto* d : {&w.prompt, &w.output})
-    if ((d->kind == LengthDistribution::Kind::empirical && d->values.empty()) || (d->kind != LengthDistribution::Kind::empirical && (d->low < 1 || d->high < d->low && d->kind == LengthDistribution::Kind::uniform)))
+    if ((d->kind == LengthDistribution::Kind::empirical && d->values.empty()) || (d->kind != LengthDistribution::Kind::empirical && (d->low < 1 || (d->high < d->low && d->kind == LengthDistribution::Kind::uniform))))
       throw std::invalid_argument("serving workload: a length distribution is empty or not positive");
 
-  // ---- arrivals and lengths, each from its own stream
-  ServingRun run;
+  // arrivals and lengths, each from its own stream
+  std::vector<RequestRecord> requests;
   Rng arrivals(derive_seed(seed, 0x5e41)), prompts(derive_seed(seed, 0x5e42)), outputs(derive_seed(seed, 0x5e43));
   if (!w.arrivals_s.empty()) {
     for (double t : w.arrivals_s)
-      if (t < w.horizon_s) run.requests.push_back({t, 0, 0, 0, 0});
+      if (t < w.horizon_s) requests.push_back({t, 0, 0, 0, 0});
   } else {
     for (double t = arrivals.exponential(w.rate_per_s); t < w.horizon_s; t += arrivals.exponential(w.rate_per_s))
-      run.requests.push_back({t, 0, 0, 0, 0});
+      requests.push_back({t, 0, 0, 0, 0});
   }
-  for (auto& r : run.requests) {
-    r.prompt = w.prompt.draw(prompts);
-    r.output = std::max<uint32_t>(1, w.output.draw(outputs));
+  const bool paired = w.paired_lengths;
+  if (paired && (w.prompt.kind != LengthDistribution::Kind::empirical || w.output.kind != LengthDistribution::Kind::empirical ||
+                 w.prompt.values.size() != w.output.values.size()))
+    throw std::invalid_argument("serving workload: paired lengths need two lists of the same length");
+  for (auto& r : requests) {
+    if (paired) {
+      const size_t row = prompts.below(w.prompt.values.size());
+      r.prompt = w.prompt.values[row];
+      r.output = std::max<uint32_t>(1, w.output.values[row]);
+    } else {
+      r.prompt = w.prompt.draw(prompts);
+      r.output = std::max<uint32_t>(1, w.output.draw(outputs));
+    }
+    if (r.prompt < 1) throw std::invalid_argument("serving workload: a prompt of 0 tokens");
+  }
+  return requests;
+}
+
+ServingRun simulate_serving(const ServingWorkload& w, const ServingEngine& e, uint64_t seed) {
+  return serve_requests(draw_requests(w, seed), w, e);
+}
+
+ServingRun serve_requests(std::vector<RequestRecord> requests, const ServingWorkload& w, const ServingEngine& e) {
+  if (e.max_batch < 1) throw std::invalid_argument("serving engine: max_batch must be at least 1");
+  if (!e.decode_step_s || !e.prefill_s) throw std::invalid_argument("serving engine: step-time functions are missing");
+  if (!(w.horizon_s > w.warmup_s) || w.warmup_s < 0) throw std::invalid_argument("serving workload: needs 0 <= warmup < horizon");
+  ServingRun run;
+  run.requests = std::move(requests);
+  for (size_t i = 0; i < run.requests.size(); ++i) {
+    const RequestRecord& r = run.requests[i];
+    if (i && r.arrival_s < run.requests[i - 1].arrival_s) throw std::invalid_argument("serving requests must be in arrival order");
+    if (r.prompt < 1 || r.output < 1) throw std::invalid_argument("serving requests need a prompt and an output of at least one token");
     if (double(r.prompt) + double(r.output) > e.kv_capacity_tokens)
       throw std::invalid_argument("serving workload: a request of " + std::to_string(r.prompt + r.output) +
                                   " tokens exceeds the replica's KV capacity of " + std::to_string(uint64_t(e.kv_capacity_tokens)) + " tokens");
@@ -131,32 +158,38 @@ ServingRun simulate_serving(const ServingWorkload& w, const ServingEngine& e, ui
     now = end;
   }
 
-  // ---- summary over requests arriving in [warmup, horizon)
-  ServingSummary& s = run.summary;
-  s.arrived = run.requests.size();
+  run.summary = summarize_requests(run.requests, w.warmup_s, w.horizon_s);
+  const double window = w.horizon_s - t0;
+  run.summary.busy_fraction = busy / window;
+  run.summary.mean_batch = iterations ? batch_sum / double(iterations) : 0;
+  return run;
+}
+
+ServingSummary summarize_requests(const std::vector<RequestRecord>& requests, double warmup_s, double horizon_s) {
+  if (!(horizon_s > warmup_s)) throw std::invalid_argument("serving summary needs a window: warmup < horizon");
+  ServingSummary s;
+  s.arrived = requests.size();
   std::vector<double> ttft, tpot, latency;
   double out_tokens = 0, in_system = 0;
-  for (const auto& r : run.requests) {
+  for (const auto& r : requests) {
     s.end_s = std::max(s.end_s, r.finish_s);
     // time each request spends in the system inside the window, for the time-average L
-    in_system += std::max(0.0, std::min(r.finish_s, w.horizon_s) - std::max(r.arrival_s, t0));
-    if (r.arrival_s < t0) continue;
+    in_system += std::max(0.0, std::min(r.finish_s, horizon_s) - std::max(r.arrival_s, warmup_s));
+    if (r.arrival_s < warmup_s) continue;
     ttft.push_back(r.ttft());
     if (r.output > 1) tpot.push_back(r.tpot());
     latency.push_back(r.latency());
     out_tokens += r.output;
   }
-  const double window = w.horizon_s - t0;
+  const double window = horizon_s - warmup_s;
   s.measured = ttft.size();
   s.arrival_rate_per_s = double(s.measured) / window;
   s.output_tokens_per_s = out_tokens / window;
-  s.mean_ttft_s = average(ttft), s.p50_ttft_s = quantile(ttft, 0.5), s.p99_ttft_s = quantile(ttft, 0.99);
-  s.mean_tpot_s = average(tpot), s.p50_tpot_s = quantile(tpot, 0.5), s.p99_tpot_s = quantile(tpot, 0.99);
+  s.mean_ttft_s = average(ttft), s.p50_ttft_s = quantile(ttft, 0.5), s.p90_ttft_s = quantile(ttft, 0.9), s.p99_ttft_s = quantile(ttft, 0.99);
+  s.mean_tpot_s = average(tpot), s.p50_tpot_s = quantile(tpot, 0.5), s.p90_tpot_s = quantile(tpot, 0.9), s.p99_tpot_s = quantile(tpot, 0.99);
   s.mean_latency_s = average(latency);
   s.mean_in_system = in_system / window;
-  s.busy_fraction = busy / window;
-  s.mean_batch = iterations ? batch_sum / double(iterations) : 0;
-  return run;
+  return s;
 }
 
 double slo_attainment(const ServingRun& run, double ttft_max_s, double tpot_max_s, double warmup_s) {
@@ -167,6 +200,14 @@ double slo_attainment(const ServingRun& run, double ttft_max_s, double tpot_max_
     ok += (r.ttft() <= ttft_max_s && r.tpot() <= tpot_max_s) ? 1 : 0;
   }
   return n ? double(ok) / double(n) : 1.0;
+}
+
+double slo_goodput_tokens_per_s(const ServingRun& run, double ttft_max_s, double tpot_max_s, double warmup_s, double horizon_s) {
+  if (!(horizon_s > warmup_s)) throw std::invalid_argument("goodput needs a window: warmup < horizon");
+  double tokens = 0;
+  for (const auto& r : run.requests)
+    if (r.arrival_s >= warmup_s && r.ttft() <= ttft_max_s && r.tpot() <= tpot_max_s) tokens += r.output;
+  return tokens / (horizon_s - warmup_s);
 }
 
 }  // namespace gs::sim

@@ -30,6 +30,9 @@ struct ServingWorkload {
   double rate_per_s = 0;            // Poisson arrivals; ignored when arrivals_s is given
   std::vector<double> arrivals_s;   // a trace of arrival times (sorted), seconds from the start
   LengthDistribution prompt, output;
+  // Prompt and output drawn as one row of a trace (both empirical lists of the same length, row i of
+  // each), so a long prompt keeps the output it came with; otherwise drawn independently.
+  bool paired_lengths = false;
   double horizon_s = 0;             // arrivals stop at the horizon; requests in flight still finish
   double warmup_s = 0;              // requests arriving before this are served but not measured
 };
@@ -54,8 +57,8 @@ struct ServingSummary {
   uint64_t arrived = 0, measured = 0;
   double arrival_rate_per_s = 0;      // measured requests over the measured window
   double output_tokens_per_s = 0;     // output tokens of measured requests over the measured window
-  double mean_ttft_s = 0, p50_ttft_s = 0, p99_ttft_s = 0;
-  double mean_tpot_s = 0, p50_tpot_s = 0, p99_tpot_s = 0;
+  double mean_ttft_s = 0, p50_ttft_s = 0, p90_ttft_s = 0, p99_ttft_s = 0;
+  double mean_tpot_s = 0, p50_tpot_s = 0, p90_tpot_s = 0, p99_tpot_s = 0;
   double mean_latency_s = 0;
   double mean_in_system = 0;          // time average of requests arrived and not finished (Little's L)
   double busy_fraction = 0;           // share of the measured window the replica runs an iteration
@@ -73,7 +76,21 @@ struct ServingRun {
 // capacity, a non-positive step time).
 ServingRun simulate_serving(const ServingWorkload& workload, const ServingEngine& engine, uint64_t seed);
 
+// The two halves of simulate_serving: the requests a workload draws for a seed (arrival, prompt and
+// output; times unset), and serving given requests (in arrival order) on one replica over the workload's
+// window, so several replicas can split one stream of requests.
+std::vector<RequestRecord> draw_requests(const ServingWorkload& workload, uint64_t seed);
+ServingRun serve_requests(std::vector<RequestRecord> requests, const ServingWorkload& workload, const ServingEngine& engine);
+
+// The request-level fields of the summary (all but busy_fraction and mean_batch, which need the
+// iterations) over requests arriving in [warmup, horizon); serves one replica or several merged.
+ServingSummary summarize_requests(const std::vector<RequestRecord>& requests, double warmup_s, double horizon_s);
+
 // The share of measured requests with TTFT and TPOT within the limits (SLO attainment, 0..1).
 double slo_attainment(const ServingRun& run, double ttft_max_s, double tpot_max_s, double warmup_s);
+
+// Output tokens per second of the measured requests that met both limits, over the measured window
+// [warmup, horizon): the goodput under the SLO (Zhong et al., DistServe, OSDI 2024).
+double slo_goodput_tokens_per_s(const ServingRun& run, double ttft_max_s, double tpot_max_s, double warmup_s, double horizon_s);
 
 }  // namespace gs::sim

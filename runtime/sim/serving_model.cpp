@@ -47,7 +47,8 @@ ServingModelTables serving_tables_from_model(const Registry& reg, const Scenario
   const uint32_t batch = binding_var(reg, doc, "vary", "batch", path), prompt = binding_var(reg, doc, "vary", "prompt_tokens", path);
   const std::vector<uint32_t> targets = {binding_var(reg, doc, "outputs", "decode_step", path), binding_var(reg, doc, "outputs", "prefill", path),
                                          binding_var(reg, doc, "outputs", "kv_capacity_tokens", path),
-                                         binding_var(reg, doc, "outputs", "replica_power", path)};
+                                         binding_var(reg, doc, "outputs", "replica_power", path),
+                                         binding_var(reg, doc, "outputs", "replica_cost_rate", path)};
   if (max_batch < 1 || max_prompt < 1) throw std::invalid_argument("serving tables need a batch limit and a prompt length of at least 1");
 
   Resolver resolver(reg, scenario.assignments, scenario.variants);
@@ -80,6 +81,8 @@ ServingModelTables serving_tables_from_model(const Registry& reg, const Scenario
   const auto at_scenario = evaluate(std::isfinite(base_batch) ? base_batch : 1, base_prompt);
   t.kv_capacity_tokens = positive(at_scenario[2], "KV capacity");
   t.replica_power_w = positive(at_scenario[3], "replica power");
+  t.replica_cost_usd_per_s = at_scenario[4];
+  if (!(t.replica_cost_usd_per_s >= 0) || !std::isfinite(t.replica_cost_usd_per_s)) throw std::invalid_argument("the model gives no finite replica cost rate");
   return t;
 }
 

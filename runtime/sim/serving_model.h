@@ -1,7 +1,7 @@
 // The boundary where the compiled model hands the serving simulator its durations, as `simulate --preset`
 // does for training: one JIT cone of the model with the batch and the prompt length as inputs gives the
 // decode step time at every batch up to the limit and the prefill time of every prompt length the
-// workload can draw, plus the replica's KV capacity. The variables come from a binding file
+// workload can draw, plus the replica's KV capacity, site power and cost rate. The variables come from a binding file
 // (presets/sim/serving-binding.toml), so no model name is spelled here.
 #pragma once
 
@@ -19,6 +19,7 @@ struct ServingModelTables {
   std::vector<double> prefill_s;      // [n - 1]: prefill of a prompt of n tokens, n = 1 .. max_prompt
   double kv_capacity_tokens = 0;
   double replica_power_w = 0;         // at the scenario's own batch and prompt
+  double replica_cost_usd_per_s = 0;  // fully allocated cost of holding the replica
   ServingEngine engine(uint32_t max_batch) const;  // max_batch <= decode_step_s.size()
 };
 
