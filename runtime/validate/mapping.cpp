@@ -526,6 +526,12 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
   }
   // Layers: base, attention kernel, fitted efficiencies, then the hardware (already in the list).
   s.presets.insert(s.presets.begin() + 1, {M.preset(flash ? "flash_attention" : "materialized_attention"), M.preset("fitted")});
+  // How the framework schedules each axis's collectives: a preset per axis, layered last so that its overlap
+  // physics replaces any fitted share.
+  for (const ScheduleRule* r : match_schedules(M, row.get("framework") + " " + row.get("zero_fsdp") + " " + row.get("notes"))) {
+    s.presets.push_back(r->preset);
+    note(r->axis + " schedule: " + r->why);
+  }
 
   // ---- feed-forward form and tied output: whichever matches the stated parameter count ------------------------
   struct Form {
