@@ -497,9 +497,10 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
   // ---- recomputation and attention kernel ------------------------------------------------------------------
   const std::string rc = row.get("act_recompute");
   double recompute = 0;
-  std::string memory_mode = "recompute_none";
+  std::string memory_mode = "recompute_none", recompute_variant;
   if (const RecomputeRule* rule = match_recompute(M, rc)) {
     recompute = rule->fraction;
+    recompute_variant = rule->fraction_variant;
     memory_mode = rule->memory;
     note("act_recompute '" + rc + "': " + rule->why);
   } else if (trim(rc).empty()) {
@@ -508,7 +509,9 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
   } else {
     note("act_recompute '" + rc + "' matches no [[recompute]] rule: read as no recomputation");
   }
-  s.assign[V("recompute")] = recompute;
+  // A policy whose recomputed share depends on the model's shape is derived by the model (a variant).
+  if (recompute_variant.empty()) s.assign[V("recompute")] = recompute;
+  else s.variants[V("recompute")] = M.variant(recompute_variant);
   // The memory the layout needs follows the recompute mode (the time follows the fraction above).
   s.variants[M.variant("activation_values")] = M.variant(memory_mode);
   s.variants[M.variant("score_values")] = M.variant(memory_mode);

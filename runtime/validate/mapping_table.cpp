@@ -141,15 +141,21 @@ MappingTable parse_mapping_table(const std::string& text, const std::string& pat
     for (const auto& n : *rc->as_array()) {
       const toml::table& r = *n.as_table();
       RecomputeRule rule;
-      reject_unknown(path, r, {"all", "fraction", "memory", "why"}, "[[recompute]]");
+      reject_unknown(path, r, {"all", "fraction", "fraction_variant", "memory", "why"}, "[[recompute]]");
       rule.all = texts_of(path, r.get("all"), "all");
       for (auto& x : rule.all) x = normalise_hardware_name(x);
       const toml::node* f = r.get("fraction");
+      const toml::node* fv = r.get("fraction_variant");
       const toml::node* m = r.get("memory");
       const toml::node* w = r.get("why");
-      if (rule.all.empty() || !f || !m || !w) fail(path, n, "a [[recompute]] rule needs 'all', 'fraction', 'memory' and 'why'");
-      rule.fraction = number_of(path, *f, "fraction");
-      if (!(rule.fraction >= 0 && rule.fraction <= 1)) fail(path, *f, "a recompute fraction must lie in [0, 1]");
+      if (rule.all.empty() || (!f == !fv) || !m || !w)
+        fail(path, n, "a [[recompute]] rule needs 'all', one of 'fraction' or 'fraction_variant', 'memory' and 'why'");
+      if (f) {
+        rule.fraction = number_of(path, *f, "fraction");
+        if (!(rule.fraction >= 0 && rule.fraction <= 1)) fail(path, *f, "a recompute fraction must lie in [0, 1]");
+      } else {
+        rule.fraction_variant = text_of(path, *fv, "fraction_variant");
+      }
       rule.memory = text_of(path, *m, "memory");
       if (rule.memory != "recompute_none" && rule.memory != "recompute_selective" && rule.memory != "recompute_full")
         fail(path, *m, "memory must be recompute_none, recompute_selective or recompute_full");

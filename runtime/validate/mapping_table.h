@@ -23,6 +23,7 @@ struct HardwareRule {
 struct RecomputeRule {
   std::vector<std::string> all;   // normalised strings that must all appear
   double fraction = 0;            // recompute fraction in [0, 1]
+  std::string fraction_variant;   // or: the role (in [variants]) of the recompute-fraction variant the model derives it with
   std::string memory;             // role of the activation-memory variant: recompute_none, _selective or _full
   std::string why;
 };
