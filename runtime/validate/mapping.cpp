@@ -290,6 +290,26 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
         if (s.observations[i].metric == want) s.primary = i;
   if (s.observations.empty()) return fail("the row reports nothing the model predicts (throughput, utilization, step time, wall clock, GPU-hours or energy)");
 
+  // ---- cells every scenario needs: all that are missing, named at once ------------------------------------
+  {
+    std::vector<std::string> missing;
+    for (const char* col : {"layers", "hidden", "heads", "seq_len", "vocab", "gpu_count"})
+      if (!row.has(col)) missing.push_back(col);
+    if (!row.has("global_batch_seqs") && !row.has("global_batch_tokens"))
+      missing.push_back("global_batch_seqs or global_batch_tokens");
+    const std::string z = lower(row.get("zero_fsdp"));
+    const bool layout = row.has("tp") || row.has("pp") || row.has("dp") || row.has("cp") || (!z.empty() && z != "no" && z != "none");
+    if (!layout && (!gpus || *gpus > 1)) missing.push_back("a parallel layout (tp, pp, dp, cp or zero_fsdp)");
+    if (!row.has("hardware")) missing.push_back("hardware");
+    if (!missing.empty()) {
+      std::string list;
+      for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
+      fail("not given: " + list);
+      s.missing_columns = missing;
+      return s;
+    }
+  }
+
   // ---- hardware and precision ---------------------------------------------------------------------------
   const auto year = source_year(row);
   auto hw = match_hardware(M, row.get("hardware"));
@@ -531,7 +551,7 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
   s.presets.insert(s.presets.begin() + 1, {M.preset(flash ? "flash_attention" : "materialized_attention"), M.preset("fitted")});
   // How the framework schedules each axis's collectives: a preset per axis, layered last so that its overlap
   // physics replaces any fitted share.
-  for (const ScheduleRule* r : match_schedules(M, row.get("framework") + " " + row.get("zero_fsdp") + " " + row.get("notes"))) {
+  for (const ScheduleRule* r : match_schedules(M, row.get("framework") + " " + row.get("zero_fsdp") + " " + row.get("moe") + " " + row.get("notes"))) {
     s.presets.push_back(r->preset);
     note(r->axis + " schedule: " + r->why);
   }

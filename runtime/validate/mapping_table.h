@@ -29,8 +29,8 @@ struct RecomputeRule {
 };
 
 // How a framework schedules one parallel axis's collectives (see [[schedule]] in mapping.toml): for each axis
-// the first rule whose strings all appear (and none of `none`) in the row's normalised framework, ZeRO/FSDP
-// and notes cells names the preset that prices the axis's overlap; its `why` is listed among the assumptions.
+// the first rule whose strings all appear (and none of `none`) in the row's normalised framework, ZeRO/FSDP,
+// moe and notes cells names the preset that prices the axis's overlap; its `why` is listed among the assumptions.
 // A rule with no `all` strings matches every row (the axis's default schedule).
 struct ScheduleRule {
   std::string axis;               // "dp", "tp", ... (free text: one rule per axis applies)
@@ -108,7 +108,7 @@ std::string normalise_hardware_name(const std::string& text);
 // The first recompute rule that matches a stated act_recompute cell, or nothing.
 const RecomputeRule* match_recompute(const MappingTable& t, const std::string& cell);
 // For each axis, in the order the axes first appear in the table, the first schedule rule that matches the
-// row's framework, ZeRO/FSDP and notes cells (joined, as `text`, before normalising).
+// row's framework, ZeRO/FSDP, moe and notes cells (joined, as `text`, before normalising).
 std::vector<const ScheduleRule*> match_schedules(const MappingTable& t, const std::string& text);
 // The preset of the first rule that matches, or nothing.
 std::optional<std::string> match_hardware(const MappingTable& t, const std::string& hardware_text);
