@@ -232,17 +232,21 @@ TEST_CASE("golden: leave-one-family-out cross-validation over all published rows
   MESSAGE("overall: n " << cv.overall.n << ", median " << cv.overall.median_ape << "%, mean " << cv.overall.mean_ape << "%, MFU rule "
                         << cv.overall.baseline_median_ape << "% / " << cv.overall.baseline_mean_ape << "%, coverage " << cv.overall.coverage);
   CHECK(cv.rows_read == 114);
-  // 71 rows with a throughput comparison (TPU v4/v5p/v6e and the MoE rows included), nine families.
-  CHECK(cv.overall.n == 71);
+  // 73 rows with a throughput comparison (TPU v4/v5p/v6e, the MoE rows and torchtitan's 405B pipeline rows
+  // included), nine families.
+  CHECK(cv.overall.n == 73);
   CHECK(cv.families.size() == 9);
-  // Pinned (docs/calibration.md): the model beats the constant-MFU rule overall, out of sample (memory-checked
-  // search; the targets of issue 13, median <= 6% and mean <= 9%, are not met).
-  CHECK(cv.overall.median_ape == doctest::Approx(10.3).epsilon(0.08));
-  CHECK(cv.overall.mean_ape == doctest::Approx(23.0).epsilon(0.08));
-  CHECK(cv.overall.baseline_median_ape == doctest::Approx(37.6).epsilon(0.08));
-  CHECK(cv.overall.baseline_mean_ape == doctest::Approx(69.8).epsilon(0.08));
+  // Pinned (docs/calibration.md, round 4): the model beats the constant-MFU rule overall, out of sample
+  // (memory-checked search, overlap from the frameworks' schedules; the targets of issue 13, median <= 6% and
+  // mean <= 9%, are not met; the 90% intervals cover within the 80-95% target).
+  CHECK(cv.overall.median_ape == doctest::Approx(9.7).epsilon(0.08));
+  CHECK(cv.overall.mean_ape == doctest::Approx(21.9).epsilon(0.08));
+  CHECK(cv.overall.baseline_median_ape == doctest::Approx(37.8).epsilon(0.08));
+  CHECK(cv.overall.baseline_mean_ape == doctest::Approx(73.3).epsilon(0.08));
   CHECK(cv.overall.median_ape < cv.overall.baseline_median_ape);
-  CHECK(cv.overall.coverage == doctest::Approx(0.789).epsilon(0.06));
+  CHECK(cv.overall.coverage == doctest::Approx(0.808).epsilon(0.03));
+  CHECK(cv.overall.coverage >= 0.80);
+  CHECK(cv.overall.coverage <= 0.95);
   size_t better = 0;
   for (const auto& f : cv.families) better += f.summary.median_ape < f.summary.baseline_median_ape;
   CHECK(better >= 7);
