@@ -49,6 +49,7 @@ def validate_cross_validate_family(cli):
     check(o["median_ape"] < o["baseline_median_ape"] and o["mean_ape"] < o["baseline_mean_ape"], "beats the constant-MFU rule overall")
     for f in j["families"]:
         check(set(f["fitted_without"]) == set(j["parameters"]), f"{f['family']}: the fold's parameters are listed")
+        check(0.05 < f["sigma_log"] < 0.5, f"{f['family']}: the fold's residual scatter {f['sigma_log']} is reported")
     for r in j["rows"]:
         lo, hi = r["interval_90"]
         check(r["covered"] == (lo <= r["reported"] <= hi), f"{r['id']}: coverage flag")
