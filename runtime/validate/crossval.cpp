@@ -129,6 +129,7 @@ CrossValidation cross_validate_families(const Registry& reg, const PresetLibrary
     CvFamily f;
     f.family = fam;
     f.values = fit.values;
+    f.sigma = unc.sigma;
     const size_t first = cv.rows.size();
     for (const Prepared* p : test) {
       CvRow r;
@@ -210,6 +211,7 @@ std::string cross_validation_json(const CrossValidation& cv) {
     nlohmann::ordered_json v = nlohmann::ordered_json::object();
     for (size_t i = 0; i < cv.parameters.size() && i < f.values.size(); ++i) v[cv.parameters[i].name] = f.values[i];
     x["fitted_without"] = v;
+    x["sigma_log"] = f.sigma;
     fs.push_back(x);
   }
   j["families"] = fs;

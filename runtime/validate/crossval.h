@@ -37,6 +37,7 @@ struct CvFamily {
   std::string family;
   CvSummary summary;
   std::vector<double> values;  // fitted parameters without this family
+  double sigma = 0;            // that fit's residual scatter of ln(predicted / reported), which the family's intervals carry
 };
 
 struct CrossValidation {

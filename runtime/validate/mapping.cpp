@@ -290,6 +290,26 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
         if (s.observations[i].metric == want) s.primary = i;
   if (s.observations.empty()) return fail("the row reports nothing the model predicts (throughput, utilization, step time, wall clock, GPU-hours or energy)");
 
+  // ---- cells every scenario needs: all that are missing, named at once ------------------------------------
+  {
+    std::vector<std::string> missing;
+    for (const char* col : {"layers", "hidden", "heads", "seq_len", "vocab", "gpu_count"})
+      if (!row.has(col)) missing.push_back(col);
+    if (!row.has("global_batch_seqs") && !row.has("global_batch_tokens"))
+      missing.push_back("global_batch_seqs or global_batch_tokens");
+    const std::string z = lower(row.get("zero_fsdp"));
+    const bool layout = row.has("tp") || row.has("pp") || row.has("dp") || row.has("cp") || (!z.empty() && z != "no" && z != "none");
+    if (!layout && (!gpus || *gpus > 1)) missing.push_back("a parallel layout (tp, pp, dp, cp or zero_fsdp)");
+    if (!row.has("hardware")) missing.push_back("hardware");
+    if (!missing.empty()) {
+      std::string list;
+      for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
+      fail("not given: " + list);
+      s.missing_columns = missing;
+      return s;
+    }
+  }
+
   // ---- hardware and precision ---------------------------------------------------------------------------
   const auto year = source_year(row);
   auto hw = match_hardware(M, row.get("hardware"));
@@ -497,9 +517,10 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
   // ---- recomputation and attention kernel ------------------------------------------------------------------
   const std::string rc = row.get("act_recompute");
   double recompute = 0;
-  std::string memory_mode = "recompute_none";
+  std::string memory_mode = "recompute_none", recompute_variant;
   if (const RecomputeRule* rule = match_recompute(M, rc)) {
     recompute = rule->fraction;
+    recompute_variant = rule->fraction_variant;
     memory_mode = rule->memory;
     note("act_recompute '" + rc + "': " + rule->why);
   } else if (trim(rc).empty()) {
@@ -508,7 +529,9 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
   } else {
     note("act_recompute '" + rc + "' matches no [[recompute]] rule: read as no recomputation");
   }
-  s.assign[V("recompute")] = recompute;
+  // A policy whose recomputed share depends on the model's shape is derived by the model (a variant).
+  if (recompute_variant.empty()) s.assign[V("recompute")] = recompute;
+  else s.variants[V("recompute")] = M.variant(recompute_variant);
   // The memory the layout needs follows the recompute mode (the time follows the fraction above).
   s.variants[M.variant("activation_values")] = M.variant(memory_mode);
   s.variants[M.variant("score_values")] = M.variant(memory_mode);
@@ -526,6 +549,12 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
   }
   // Layers: base, attention kernel, fitted efficiencies, then the hardware (already in the list).
   s.presets.insert(s.presets.begin() + 1, {M.preset(flash ? "flash_attention" : "materialized_attention"), M.preset("fitted")});
+  // How the framework schedules each axis's collectives: a preset per axis, layered last so that its overlap
+  // physics replaces any fitted share.
+  for (const ScheduleRule* r : match_schedules(M, row.get("framework") + " " + row.get("zero_fsdp") + " " + row.get("moe") + " " + row.get("notes"))) {
+    s.presets.push_back(r->preset);
+    note(r->axis + " schedule: " + r->why);
+  }
 
   // ---- feed-forward form and tied output: whichever matches the stated parameter count ------------------------
   struct Form {

@@ -31,6 +31,7 @@ struct RowScenario {
   std::string id, tier, group;
   size_t line = 0;
   std::string unbuildable;                 // why the row cannot be built; empty when it can
+  std::vector<std::string> missing_columns;  // when it cannot for want of cells: every column (or alternative) it lacks
   std::string hardware_preset;             // preset name of the hardware layer
   std::vector<std::string> presets;        // layers, in order (later wins), before the row's own values
   std::map<std::string, double> assign;    // the row's values, base units, by variable name

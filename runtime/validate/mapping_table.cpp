@@ -90,10 +90,10 @@ MappingTable parse_mapping_table(const std::string& text, const std::string& pat
     throw MappingError(where(path, e.source()) + ": malformed TOML: " + std::string(e.description()));
   }
   static const std::vector<std::string> kKeys = {"schema", "default_runs", "presets", "variables", "constants", "variants", "precision",
-                                                 "targets",      "breakdown", "hardware", "recompute", "unstated", "fit", "model_facts"};
+                                                 "targets",      "breakdown", "hardware", "recompute", "schedule", "unstated", "fit", "model_facts"};
   for (const auto& [key, node] : doc)
     if (std::find(kKeys.begin(), kKeys.end(), key.str()) == kKeys.end())
-      throw MappingError(where(path, key.source()) + ": unknown key '" + std::string(key.str()) + "' (expected one of schema, default_runs, presets, variables, constants, variants, precision, targets, breakdown, hardware, recompute, unstated, fit, model_facts)");
+      throw MappingError(where(path, key.source()) + ": unknown key '" + std::string(key.str()) + "' (expected one of schema, default_runs, presets, variables, constants, variants, precision, targets, breakdown, hardware, recompute, schedule, unstated, fit, model_facts)");
   MappingTable t;
   t.path = path;
   t.default_runs = texts_of(path, doc.get("default_runs"), "default_runs");
@@ -141,20 +141,46 @@ MappingTable parse_mapping_table(const std::string& text, const std::string& pat
     for (const auto& n : *rc->as_array()) {
       const toml::table& r = *n.as_table();
       RecomputeRule rule;
-      reject_unknown(path, r, {"all", "fraction", "memory", "why"}, "[[recompute]]");
+      reject_unknown(path, r, {"all", "fraction", "fraction_variant", "memory", "why"}, "[[recompute]]");
       rule.all = texts_of(path, r.get("all"), "all");
       for (auto& x : rule.all) x = normalise_hardware_name(x);
       const toml::node* f = r.get("fraction");
+      const toml::node* fv = r.get("fraction_variant");
       const toml::node* m = r.get("memory");
       const toml::node* w = r.get("why");
-      if (rule.all.empty() || !f || !m || !w) fail(path, n, "a [[recompute]] rule needs 'all', 'fraction', 'memory' and 'why'");
-      rule.fraction = number_of(path, *f, "fraction");
-      if (!(rule.fraction >= 0 && rule.fraction <= 1)) fail(path, *f, "a recompute fraction must lie in [0, 1]");
+      if (rule.all.empty() || (!f == !fv) || !m || !w)
+        fail(path, n, "a [[recompute]] rule needs 'all', one of 'fraction' or 'fraction_variant', 'memory' and 'why'");
+      if (f) {
+        rule.fraction = number_of(path, *f, "fraction");
+        if (!(rule.fraction >= 0 && rule.fraction <= 1)) fail(path, *f, "a recompute fraction must lie in [0, 1]");
+      } else {
+        rule.fraction_variant = text_of(path, *fv, "fraction_variant");
+      }
       rule.memory = text_of(path, *m, "memory");
       if (rule.memory != "recompute_none" && rule.memory != "recompute_selective" && rule.memory != "recompute_full")
         fail(path, *m, "memory must be recompute_none, recompute_selective or recompute_full");
       rule.why = text_of(path, *w, "why");
       t.recompute.push_back(std::move(rule));
+    }
+  }
+  if (const toml::node* sc = doc.get("schedule")) {
+    if (!sc->is_array_of_tables()) fail(path, *sc, "'schedule' must be an array of tables ([[schedule]])");
+    for (const auto& n : *sc->as_array()) {
+      const toml::table& r = *n.as_table();
+      ScheduleRule rule;
+      reject_unknown(path, r, {"axis", "all", "none", "preset", "why"}, "[[schedule]]");
+      const toml::node* a = r.get("axis");
+      const toml::node* p = r.get("preset");
+      const toml::node* w = r.get("why");
+      if (!a || !p || !w) fail(path, n, "a [[schedule]] rule needs 'axis', 'preset' and 'why'");
+      rule.axis = text_of(path, *a, "axis");
+      rule.preset = text_of(path, *p, "preset");
+      rule.why = text_of(path, *w, "why");
+      rule.all = texts_of(path, r.get("all"), "all");
+      rule.none = texts_of(path, r.get("none"), "none");
+      for (auto& x : rule.all) x = normalise_hardware_name(x);
+      for (auto& x : rule.none) x = normalise_hardware_name(x);
+      t.schedule.push_back(std::move(rule));
     }
   }
   if (const toml::node* fit = doc.get("fit")) {
@@ -241,6 +267,21 @@ const RecomputeRule* match_recompute(const MappingTable& t, const std::string& c
   for (const auto& r : t.recompute)
     if (std::all_of(r.all.begin(), r.all.end(), has)) return &r;
   return nullptr;
+}
+
+std::vector<const ScheduleRule*> match_schedules(const MappingTable& t, const std::string& text) {
+  const std::string s = normalise_hardware_name(text);
+  auto has = [&](const std::string& x) { return s.find(x) != std::string::npos; };
+  std::vector<const ScheduleRule*> out;
+  std::vector<std::string> decided;
+  for (const auto& r : t.schedule) {
+    if (std::find(decided.begin(), decided.end(), r.axis) != decided.end()) continue;
+    if (std::all_of(r.all.begin(), r.all.end(), has) && std::none_of(r.none.begin(), r.none.end(), has)) {
+      out.push_back(&r);
+      decided.push_back(r.axis);
+    }
+  }
+  return out;
 }
 
 std::optional<std::string> match_hardware(const MappingTable& t, const std::string& hardware_text) {

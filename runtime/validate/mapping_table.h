@@ -23,7 +23,20 @@ struct HardwareRule {
 struct RecomputeRule {
   std::vector<std::string> all;   // normalised strings that must all appear
   double fraction = 0;            // recompute fraction in [0, 1]
+  std::string fraction_variant;   // or: the role (in [variants]) of the recompute-fraction variant the model derives it with
   std::string memory;             // role of the activation-memory variant: recompute_none, _selective or _full
+  std::string why;
+};
+
+// How a framework schedules one parallel axis's collectives (see [[schedule]] in mapping.toml): for each axis
+// the first rule whose strings all appear (and none of `none`) in the row's normalised framework, ZeRO/FSDP,
+// moe and notes cells names the preset that prices the axis's overlap; its `why` is listed among the assumptions.
+// A rule with no `all` strings matches every row (the axis's default schedule).
+struct ScheduleRule {
+  std::string axis;               // "dp", "tp", ... (free text: one rule per axis applies)
+  std::vector<std::string> all;   // normalised strings that must all appear
+  std::vector<std::string> none;  // normalised strings that may not appear
+  std::string preset;
   std::string why;
 };
 
@@ -55,6 +68,7 @@ struct MappingTable {
   std::vector<std::string> breakdown;              // step-time components, in file order
   std::vector<HardwareRule> hardware;              // first match wins
   std::vector<RecomputeRule> recompute;            // first match wins
+  std::vector<ScheduleRule> schedule;              // first match per axis wins
   // Unstated setting (micro_batch, interleave, recompute) -> the knob of the strategy search space
   // (presets/strategy/knobs.toml) that chooses it, and its candidate values in that knob's terms.
   struct UnstatedKnob {
@@ -93,6 +107,9 @@ std::vector<std::string> default_runs_paths(const std::string& presets_dir);
 std::string normalise_hardware_name(const std::string& text);
 // The first recompute rule that matches a stated act_recompute cell, or nothing.
 const RecomputeRule* match_recompute(const MappingTable& t, const std::string& cell);
+// For each axis, in the order the axes first appear in the table, the first schedule rule that matches the
+// row's framework, ZeRO/FSDP, moe and notes cells (joined, as `text`, before normalising).
+std::vector<const ScheduleRule*> match_schedules(const MappingTable& t, const std::string& text);
 // The preset of the first rule that matches, or nothing.
 std::optional<std::string> match_hardware(const MappingTable& t, const std::string& hardware_text);
 

@@ -252,6 +252,7 @@ std::string report_json(const ValidationReport& r) {
     x["built"] = row.built();
     if (!row.built()) {
       x["reason"] = row.reason;
+      if (!row.scenario.missing_columns.empty()) x["missing_columns"] = row.scenario.missing_columns;
     } else {
       x["presets"] = row.scenario.presets;
       x["assumptions"] = row.scenario.assumptions;

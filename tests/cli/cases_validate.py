@@ -10,12 +10,15 @@ def validate_reads_all_published_runs_by_default(cli):
     j = cli.json("validate", image="model")
     check(j["rows_read"] == 114, f"54 + 60 rows read, got {j['rows_read']}")
     built = [r for r in j["rows"] if r["built"]]
-    check(len(built) == 71, f"71 rows built, got {len(built)}")
+    check(len(built) == 73, f"73 rows built, got {len(built)}")
     ids = {r["id"] for r in built}
     for want in ("mtx-v4-22b-1x128", "mtx-v5p-32b-1x128", "mtx-v6e-moe700b-final-1pod", "mcore-moe-readme-mixtral8x7b-v0.9", "tao-b200-l4x2layer-bf16"):
         check(want in ids, f"{want}: TPU and mixture-of-experts rows are built")
     for r in j["rows"]:
         check(r["built"] or r.get("reason"), f"{r['id']}: an unbuilt row names what is missing")
+        if not r["built"] and r["reason"].startswith("not given: "):
+            check(", ".join(r["missing_columns"]) == r["reason"][len("not given: "):], f"{r['id']}: missing_columns lists the reason's cells")
+    check(sum(not r["built"] for r in j["rows"]) == 41, "41 rows not built")
     searched = [r for r in built if any(a.startswith("chosen by search") for a in r["assumptions"])]
     check(len(searched) >= 10, f"unstated settings chosen by search on {len(searched)} rows")
     for r in built:
@@ -38,14 +41,15 @@ def validate_without_search_keeps_the_stated_defaults(cli):
 def validate_cross_validate_family(cli):
     j = cli.json("validate", "--cross-validate", "family", image="model")
     o = j["overall"]
-    check(o["n"] == 71 and len(j["families"]) == 9, f"71 rows in 9 families, got {o['n']} in {len(j['families'])}")
+    check(o["n"] == 73 and len(j["families"]) == 9, f"73 rows in 9 families, got {o['n']} in {len(j['families'])}")
     # Out of sample, with a relative tolerance of 8% on each pinned number (docs/calibration.md).
-    for key, want in (("median_ape", 10.3), ("mean_ape", 23.0), ("baseline_median_ape", 37.6), ("baseline_mean_ape", 69.8)):
+    for key, want in (("median_ape", 9.7), ("mean_ape", 21.9), ("baseline_median_ape", 37.8), ("baseline_mean_ape", 73.3)):
         check(abs(o[key] - want) <= 0.08 * want, f"overall {key} {o[key]:.2f} vs {want}")
-    check(abs(o["coverage_90"] - 0.789) <= 0.06, f"90% coverage {o['coverage_90']}")
+    check(abs(o["coverage_90"] - 0.808) <= 0.025 and 0.80 <= o["coverage_90"] <= 0.95, f"90% coverage {o['coverage_90']}")
     check(o["median_ape"] < o["baseline_median_ape"] and o["mean_ape"] < o["baseline_mean_ape"], "beats the constant-MFU rule overall")
     for f in j["families"]:
         check(set(f["fitted_without"]) == set(j["parameters"]), f"{f['family']}: the fold's parameters are listed")
+        check(0.05 < f["sigma_log"] < 0.5, f"{f['family']}: the fold's residual scatter {f['sigma_log']} is reported")
     for r in j["rows"]:
         lo, hi = r["interval_90"]
         check(r["covered"] == (lo <= r["reported"] <= hi), f"{r['id']}: coverage flag")
@@ -83,8 +87,8 @@ def cross_validation_honours_no_search(cli):
     searched = cli.json("validate", "--cross-validate", "family", image="model")
     defaults = cli.json("validate", "--cross-validate", "family", "--no-search", image="model")
     check(searched["unstated_settings"] == "search" and defaults["unstated_settings"] == "defaults", "the mode is reported")
-    # With the old defaults (micro-batch 1, no interleaving, no recomputation) the 71 rows give 11.35% / 27.05%.
+    # With the old defaults (micro-batch 1, no interleaving, no recomputation) the 73 rows give 10.61% / 22.66%.
     o = defaults["overall"]
-    for key, want in (("median_ape", 11.35), ("mean_ape", 27.05)):
+    for key, want in (("median_ape", 10.61), ("mean_ape", 22.66)):
         check(abs(o[key] - want) <= 0.005 * want, f"overall {key} {o[key]:.3f} vs {want}")
     check(o["median_ape"] != searched["overall"]["median_ape"], "the search changes the predictions")

@@ -179,7 +179,7 @@ TEST_CASE("rows that cannot be built say why") {
     auto c = base;
     c.erase("tp");
     c.erase("pp");
-    CHECK(reason(c).find("parallel layout not stated") != std::string::npos);
+    CHECK(reason(c) == "not given: a parallel layout (tp, pp, dp, cp or zero_fsdp)");
   }
   {
     auto c = base;

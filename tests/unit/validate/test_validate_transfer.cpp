@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "runtime/format.h"
@@ -92,7 +93,8 @@ TEST_CASE("mapping table: the shipped file names model variables only in data, a
   for (const auto& [metric, var] : t.targets) CHECK_MESSAGE(model().find_var(var), metric << " -> " << var);
   for (const auto& var : t.breakdown) CHECK_MESSAGE(model().find_var(var), var);
   for (const auto& f : t.fit) CHECK_MESSAGE(model().find_var(f.name), f.name);
-  CHECK(t.fit.size() == 5);
+  CHECK(t.fit.size() == 3);  // the overlap shares are schedule physics now ([[schedule]]), not fitted
+  for (const auto& f : t.fit) CHECK_MESSAGE(f.name.find("overlap") == std::string::npos, f.name);
   CHECK(t.unstated_knob("micro_batch").knob == "mb");  // each unstated setting names its knob of the strategy search
   CHECK(t.unstated_knob("micro_batch").values == std::vector<double>{1, 2, 4, 8});
   CHECK(t.unstated_knob("recompute").values == std::vector<double>{0, 2});  // recompute modes: none, full
@@ -230,17 +232,21 @@ TEST_CASE("golden: leave-one-family-out cross-validation over all published rows
   MESSAGE("overall: n " << cv.overall.n << ", median " << cv.overall.median_ape << "%, mean " << cv.overall.mean_ape << "%, MFU rule "
                         << cv.overall.baseline_median_ape << "% / " << cv.overall.baseline_mean_ape << "%, coverage " << cv.overall.coverage);
   CHECK(cv.rows_read == 114);
-  // 71 rows with a throughput comparison (TPU v4/v5p/v6e and the MoE rows included), nine families.
-  CHECK(cv.overall.n == 71);
+  // 73 rows with a throughput comparison (TPU v4/v5p/v6e, the MoE rows and torchtitan's 405B pipeline rows
+  // included), nine families.
+  CHECK(cv.overall.n == 73);
   CHECK(cv.families.size() == 9);
-  // Pinned (docs/calibration.md): the model beats the constant-MFU rule overall, out of sample (memory-checked
-  // search; the targets of issue 13, median <= 6% and mean <= 9%, are not met).
-  CHECK(cv.overall.median_ape == doctest::Approx(10.3).epsilon(0.08));
-  CHECK(cv.overall.mean_ape == doctest::Approx(23.0).epsilon(0.08));
-  CHECK(cv.overall.baseline_median_ape == doctest::Approx(37.6).epsilon(0.08));
-  CHECK(cv.overall.baseline_mean_ape == doctest::Approx(69.8).epsilon(0.08));
+  // Pinned (docs/calibration.md, round 4): the model beats the constant-MFU rule overall, out of sample
+  // (memory-checked search, overlap from the frameworks' schedules; the targets of issue 13, median <= 6% and
+  // mean <= 9%, are not met; the 90% intervals cover within the 80-95% target).
+  CHECK(cv.overall.median_ape == doctest::Approx(9.7).epsilon(0.08));
+  CHECK(cv.overall.mean_ape == doctest::Approx(21.9).epsilon(0.08));
+  CHECK(cv.overall.baseline_median_ape == doctest::Approx(37.8).epsilon(0.08));
+  CHECK(cv.overall.baseline_mean_ape == doctest::Approx(73.3).epsilon(0.08));
   CHECK(cv.overall.median_ape < cv.overall.baseline_median_ape);
-  CHECK(cv.overall.coverage == doctest::Approx(0.789).epsilon(0.06));
+  CHECK(cv.overall.coverage == doctest::Approx(0.808).epsilon(0.03));
+  CHECK(cv.overall.coverage >= 0.80);
+  CHECK(cv.overall.coverage <= 0.95);
   size_t better = 0;
   for (const auto& f : cv.families) better += f.summary.median_ape < f.summary.baseline_median_ape;
   CHECK(better >= 7);
@@ -331,8 +337,8 @@ TEST_CASE("TPU, V100 and GB200 rows are built on their validate hardware") {
     CHECK(s.hardware_preset == preset);
   }
   // The V100 and GB200 rows now fail on what the rows leave out, not on the hardware.
-  CHECK(map_row(model(), presets(), published_row("meg19-1.2b-1gpu")).unbuildable == "model shape incomplete: seq_len not given");
-  CHECK(map_row(model(), presets(), published_row("tao-gb200-scout-bf16")).unbuildable == "global batch not given");
+  CHECK(map_row(model(), presets(), published_row("meg19-1.2b-1gpu")).unbuildable == "not given: seq_len");
+  CHECK(map_row(model(), presets(), published_row("tao-gb200-scout-bf16")).unbuildable == "not given: global_batch_seqs or global_batch_tokens");
   for (const char* hw : {"V100-SXM3-32GB (DGX-2H, DGX SuperPOD)", "GB200 (64 nodes x 4 GPUs)"}) {
     auto p = hardware_preset_for(presets(), hw);
     REQUIRE(p);
@@ -357,10 +363,22 @@ TEST_CASE("stated recomputation is read through the [[recompute]] rules, first m
   RowScenario tao = map_row(model(), presets(), published_row("tao-b200-8b-bf16"));
   CHECK(tao.assign.at("par.act.recompute_fraction") == 0.5);
   CHECK(has_assumption(tao, "per-op selective checkpointing"));
-  // A stated policy no rule knows is read as none, and the report says so.
+  // MaxText's remat_policy=custom saving the layer input and the attention projections re-runs the rest of
+  // the layer: the model derives the share. 700B MoE: projections 56 x 2 x 570.4M = 63.9 GFLOP of 274.9
+  // GFLOP forward per token (active experts 2 x 3 x 8192 x 32768, causal attention core 4 s d_attn / 2,
+  // untied head), so 1 - 63.9 / 274.9 = 0.768 (within 1%).
   RowScenario v6 = map_row(model(), presets(), published_row("mtx-v6e-moe700b-final-1pod"));
-  CHECK(v6.assign.at("par.act.recompute_fraction") == 0);
-  CHECK(has_assumption(v6, "matches no [[recompute]] rule"));
+  REQUIRE_MESSAGE(v6.unbuildable.empty(), v6.unbuildable);
+  CHECK(!v6.assign.count("par.act.recompute_fraction"));
+  CHECK(v6.variants.at("par.act.recompute_fraction") == "save_attention_projections");
+  CHECK(resolved(v6, "par.act.recompute_fraction") == doctest::Approx(0.768).epsilon(0.01));
+  CHECK(v6.variants.at("arch.act.values_per_token_dim") == "full");
+  // A stated policy no rule knows is read as none, and the report says so.
+  RunRow odd = published_row("mtx-v5p-32b-1x128");
+  odd.cells["act_recompute"] = "remat_policy=qkv_proj_offloaded";
+  RowScenario o = map_row(model(), presets(), odd);
+  CHECK(o.assign.at("par.act.recompute_fraction") == 0);
+  CHECK(has_assumption(o, "matches no [[recompute]] rule"));
   const std::string head = "[presets]\n[variables]\n[constants]\n[variants]\n[precision]\n[targets]\n[breakdown]\n[unstated]\n"
                            "[[hardware]]\npreset = \"p\"\nall = [\"x\"]\n";
   MappingTable t = parse_mapping_table(head + "[[recompute]]\nall = [\"Remat Policy=Half\"]\nfraction = 0.5\nmemory = \"recompute_selective\"\nwhy = \"w\"\n", "m.toml");
@@ -371,6 +389,101 @@ TEST_CASE("stated recomputation is read through the [[recompute]] rules, first m
                        doctest::Contains("m.toml:14:12: a recompute fraction must lie in [0, 1]"), MappingError);
   CHECK_THROWS_WITH_AS(parse_mapping_table(head + "[[recompute]]\nall = [\"x\"]\nfraction = 1\nmemory = \"most\"\nwhy = \"w\"\n", "m.toml"),
                        doctest::Contains("memory must be recompute_none, recompute_selective or recompute_full"), MappingError);
+  CHECK_THROWS_WITH_AS(parse_mapping_table(head + "[[recompute]]\nall = [\"x\"]\nfraction = 1\nfraction_variant = \"v\"\nmemory = \"recompute_full\"\nwhy = \"w\"\n", "m.toml"),
+                       doctest::Contains("one of 'fraction' or 'fraction_variant'"), MappingError);
+}
+
+namespace {
+
+bool layered(const RowScenario& s, const std::string& preset) { return std::find(s.presets.begin(), s.presets.end(), preset) != s.presets.end(); }
+
+}  // namespace
+
+TEST_CASE("overlap follows the framework's schedule: [[schedule]] rules select the window and the traffic no schedule hides") {
+  // Narayanan et al. 2021 (Megatron-LM PTD-P): gradients all-reduced after the backward pass, TP exposed.
+  RowScenario nar = map_row(model(), presets(), published_row("nar21-t1-1.7b"));
+  REQUIRE_MESSAGE(nar.unbuildable.empty(), nar.unbuildable);
+  CHECK(layered(nar, "validate/schedule/dp_after_backward"));
+  CHECK(layered(nar, "validate/schedule/tp_exposed"));
+  CHECK(has_assumption(nar, "dp schedule: Megatron-LM all-reduces the gradients after the backward pass"));
+  CHECK(resolved(nar, "col.dp.t_exposed") == doctest::Approx(resolved(nar, "col.dp.t_comm")).epsilon(1e-12));
+  CHECK(resolved(nar, "col.tp.overlap_fraction") == 0);
+  // Megatron-Core with overlap-grad-reduce/param-gather and tp-comm-overlap stated in the notes.
+  RowScenario mlm = map_row(model(), presets(), published_row("mlm24-h100-weak-70b"));
+  REQUIRE_MESSAGE(mlm.unbuildable.empty(), mlm.unbuildable);
+  CHECK(layered(mlm, "validate/schedule/dp_bucketed_param_gather"));
+  CHECK(layered(mlm, "validate/schedule/tp_overlapped"));
+  {
+    // exposed = max(last bucket, comm - one micro-batch of compute)
+    const double comm = resolved(mlm, "col.dp.t_comm"), buckets = resolved(mlm, "col.dp.buckets");
+    const double window = resolved(mlm, "kernel.step.t_compute") / resolved(mlm, "par.pp.n_microbatches");
+    CHECK(resolved(mlm, "col.dp.t_exposed") == doctest::Approx(std::max(std::min(comm / buckets, comm), comm - window)).epsilon(1e-9));
+  }
+  // FSDP (Composer): per-layer prefetch; the window is the step's compute, one layer's traffic exposed at least.
+  RowScenario mpt = map_row(model(), presets(), published_row("mpt-h100-bf16-70b-s2048-g64"));
+  REQUIRE_MESSAGE(mpt.unbuildable.empty(), mpt.unbuildable);
+  CHECK(layered(mpt, "validate/schedule/dp_prefetch"));
+  CHECK(layered(mpt, "validate/schedule/tp_exposed"));
+  {
+    const double comm = resolved(mpt, "col.dp.t_comm"), compute = resolved(mpt, "kernel.step.t_compute");
+    CHECK(resolved(mpt, "col.dp.t_exposed") == doctest::Approx(std::max(comm / 80, comm - compute)).epsilon(1e-9));
+  }
+  // MaxText on TPU: XLA's collective matmul hides TP traffic behind the layer's GEMMs (the v5p 512B rows).
+  RowScenario mtx = map_row(model(), presets(), published_row("mtx-v5p-512b-1x1024"));
+  REQUIRE_MESSAGE(mtx.unbuildable.empty(), mtx.unbuildable);
+  CHECK(layered(mtx, "validate/schedule/tp_overlapped"));
+  CHECK(layered(mtx, "validate/schedule/dp_prefetch"));
+  CHECK(resolved(mtx, "col.tp.overlap_fraction") == 1);
+  // Rules: first match per axis; a rule without strings is the axis's default; bad rules say where.
+  const std::string head = "[presets]\n[variables]\n[constants]\n[variants]\n[precision]\n[targets]\n[breakdown]\n[unstated]\n"
+                           "[[hardware]]\npreset = \"p\"\nall = [\"x\"]\n";
+  MappingTable t = parse_mapping_table(head + "[[schedule]]\naxis = \"dp\"\nall = [\"FSDP\"]\npreset = \"a\"\nwhy = \"w\"\n"
+                                              "[[schedule]]\naxis = \"dp\"\npreset = \"b\"\nwhy = \"w\"\n"
+                                              "[[schedule]]\naxis = \"tp\"\npreset = \"c\"\nwhy = \"w\"\n", "m.toml");
+  auto presets_of = [&](const std::string& text) {
+    std::vector<std::string> out;
+    for (const ScheduleRule* r : match_schedules(t, text)) out.push_back(r->preset);
+    return out;
+  };
+  CHECK(presets_of("torch FSDP2") == std::vector<std::string>{"a", "c"});
+  CHECK(presets_of("DDP") == std::vector<std::string>{"b", "c"});
+  CHECK_THROWS_WITH_AS(parse_mapping_table(head + "[[schedule]]\naxis = \"dp\"\nwhy = \"w\"\n", "m.toml"),
+                       doctest::Contains("m.toml:12:1: a [[schedule]] rule needs 'axis', 'preset' and 'why'"), MappingError);
+}
+
+TEST_CASE("unbuilt rows: every published row that is not built names exactly what it lacks") {
+  auto rows = read_runs(std::vector<std::string>{kRuns, kSupplement});
+  std::map<std::string, size_t> by_kind;
+  size_t unbuilt = 0;
+  for (const auto& r : rows) {
+    RowScenario s = map_row(model(), presets(), r);
+    if (s.unbuildable.empty()) continue;
+    ++unbuilt;
+    const std::string kind = s.unbuildable.substr(0, s.unbuildable.find(':'));
+    ++by_kind[kind];
+    if (kind == "not given") CHECK_MESSAGE(!s.missing_columns.empty(), s.id);
+  }
+  for (const auto& [k, n] : by_kind) MESSAGE(k << ": " << n);
+  // 114 rows: 73 built, 41 not. Each reason is a gap in the row, not in the tool: missing cells (all of them
+  // named), or no column the model predicts (the 8.3B V100 row, DeepSeek-V2's whole-run GPU-hour rate).
+  CHECK(rows.size() == 114);
+  CHECK(unbuilt == 41);
+  CHECK(by_kind["not given"] == 39);
+  CHECK(by_kind["the row reports nothing the model predicts (throughput, utilization, step time, wall clock, GPU-hours or energy)"] == 2);
+  // The model cards lack shape, batch and layout at once, and say so in one reason.
+  RowScenario card = map_row(model(), presets(), published_row("card-llama4-scout"));
+  CHECK(card.missing_columns == std::vector<std::string>{"layers", "hidden", "heads", "seq_len", "vocab", "gpu_count",
+                                                         "global_batch_seqs or global_batch_tokens",
+                                                         "a parallel layout (tp, pp, dp, cp or zero_fsdp)"});
+  // MaxText's 10T and 900B tier-B rows (MFU only) lack the sequence length and vocabulary the MFU's
+  // attention and logit terms need, and the global batch.
+  RowScenario tenT = map_row(model(), presets(), published_row("mtx-v6e-moe10t-1pod"));
+  CHECK(tenT.unbuildable == "not given: seq_len, vocab, global_batch_seqs or global_batch_tokens, a parallel layout (tp, pp, dp, cp or zero_fsdp)");
+  // torchtitan's 405B pipeline-schedule rows: the sequence length of the run's own configuration, from the notes.
+  RowScenario pp = map_row(model(), presets(), published_row("tt24-t5-405b-1f1b"));
+  REQUIRE_MESSAGE(pp.unbuildable.empty(), pp.unbuildable);
+  CHECK(pp.assign.at("arch.seq_len") == 8192);
+  CHECK(has_assumption(pp, "seq_len not given: 8192 from the row's notes"));
 }
 
 TEST_CASE("a setting the row's notes imply: overlap-param-gather needs Megatron's distributed optimizer") {
