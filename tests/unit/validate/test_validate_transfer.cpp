@@ -93,7 +93,7 @@ TEST_CASE("mapping table: the shipped file names model variables only in data, a
   for (const auto& [metric, var] : t.targets) CHECK_MESSAGE(model().find_var(var), metric << " -> " << var);
   for (const auto& var : t.breakdown) CHECK_MESSAGE(model().find_var(var), var);
   for (const auto& f : t.fit) CHECK_MESSAGE(model().find_var(f.name), f.name);
-  CHECK(t.fit.size() == 3);  // the overlap shares are schedule physics now ([[schedule]]), not fitted
+  CHECK(t.fit.size() == 2);  // overlap shares are schedule physics ([[schedule]]) and attention runs at each part's measured rate
   for (const auto& f : t.fit) CHECK_MESSAGE(f.name.find("overlap") == std::string::npos, f.name);
   CHECK(t.unstated_knob("micro_batch").knob == "mb");  // each unstated setting names its knob of the strategy search
   CHECK(t.unstated_knob("micro_batch").values == std::vector<double>{1, 2, 4, 8});
@@ -509,4 +509,40 @@ TEST_CASE("FP8 recipes keep attention at the 16-bit tensor rate; MoE rows divide
   RowScenario moe = map_row(model(), presets(), published_row("mtx-v6e-moe700b-final-1pod"));
   REQUIRE_MESSAGE(moe.unbuildable.empty(), moe.unbuildable);
   CHECK(resolved(moe, "par.resident_share") == doctest::Approx(0.103).epsilon(0.02));
+}
+
+TEST_CASE("attention runs at the part's measured fused-kernel rate, not at a fitted share") {
+  // H100 (torchtitan's Float8 rows at 500 W): FlashAttention-2 measured by Shah et al. 2024 at 335 TFLOP/s
+  // forward (causal) and 322 TFLOP/s backward against the 794.5 TFLOP/s BF16 MAMF roof; the FP8 preset's
+  // matmul rate times its BF16-over-FP8 ratio recovers that BF16 roof, so the share is 335 / 794.5.
+  RowScenario h = map_row(model(), presets(), published_row("tt24-t2-8b-cp1-s32k"));
+  REQUIRE_MESSAGE(h.unbuildable.empty(), h.unbuildable);
+  CHECK(resolved(h, "kernel.attn.compute_efficiency") == doctest::Approx(335.0 / 794.5).epsilon(2e-3));
+  CHECK(resolved(h, "kernel.attn.bwd_rate_ratio") == doctest::Approx(322.0 / 335.0).epsilon(1e-9));
+  // The attention roof is then the framework's GEMM share of the measured attention rate at the 500 W clock.
+  const double eff = resolved(h, "kernel.gemm.efficiency");
+  CHECK(resolved(h, "kernel.attn.compute_ceiling") == doctest::Approx(eff * 335e12 * 0.85227).epsilon(2e-3));
+  // The backward does 2.5 forward products at 322 / 335 of the forward's rate.
+  CHECK(resolved(h, "kernel.attn.t_backward") ==
+        doctest::Approx(2.5 * resolved(h, "kernel.attn.t_forward") * 335.0 / 322.0).epsilon(1e-9));
+  // B200: cuDNN at 1613 / 1.3 = 1241 TFLOP/s over the 1745 TFLOP/s MAMF roof; A100: FlashAttention-2 at 73% of
+  // 312 TFLOP/s over 271.2 TFLOP/s.
+  RowScenario b = map_row(model(), presets(), published_row("tao-b200-8b-bf16"));
+  REQUIRE_MESSAGE(b.unbuildable.empty(), b.unbuildable);
+  CHECK(resolved(b, "kernel.attn.compute_efficiency") == doctest::Approx(1241.0 / 1745.0).epsilon(1e-6));
+  RowScenario a = map_row(model(), presets(), published_row("mpt-a100-80-bf16-7b-s2048-g8"));
+  REQUIRE_MESSAGE(a.unbuildable.empty(), a.unbuildable);
+  CHECK(resolved(a, "kernel.attn.compute_efficiency") == doctest::Approx(228.0 / 271.2).epsilon(1e-6));
+  CHECK(resolved(a, "kernel.attn.bwd_rate_ratio") == doctest::Approx(197.0 / 228.0).epsilon(1e-9));
+  // No TPU attention benchmark is published: the TPU presets state an assumption (half the MXU rate).
+  RowScenario t = map_row(model(), presets(), published_row("mtx-v5p-32b-1x128"));
+  REQUIRE_MESSAGE(t.unbuildable.empty(), t.unbuildable);
+  CHECK(resolved(t, "kernel.attn.compute_efficiency") == doctest::Approx(0.5));
+  CHECK(resolved(t, "kernel.attn.bwd_rate_ratio") == doctest::Approx(1));
+  // A materialising-attention row keeps its backward at the forward's rate (the measured ratio is a fused kernel's).
+  RowScenario m = map_row(model(), presets(), published_row("nar21-t1-1.7b"));
+  REQUIRE_MESSAGE(m.unbuildable.empty(), m.unbuildable);
+  CHECK(resolved(m, "kernel.attn.bwd_rate_ratio") == doctest::Approx(1));
+  // The attention share is no longer a fitted parameter.
+  for (const auto& f : mapping_table(presets().dir()).fit) CHECK(f.name != "kernel.attn.compute_efficiency");
 }
