@@ -146,6 +146,8 @@ int distributed_replicas(const Scenario& sc, const SimOptions& base, uint64_t se
   const Json j = replicas_to_json(summaries, sc.id, sc.hash());
   out << (args.json ? research::pretty_dump(j) : replicas_text(j));
   return 0;
+}
+
 // A JSON file, or an error naming file:line:col of the first character the parser could not take.
 Json parse_json_file(const std::string& path) {
   std::string text = read_text_file(path, "scenario");
