@@ -83,8 +83,9 @@ def cross_validation_honours_no_search(cli):
     searched = cli.json("validate", "--cross-validate", "family", image="model")
     defaults = cli.json("validate", "--cross-validate", "family", "--no-search", image="model")
     check(searched["unstated_settings"] == "search" and defaults["unstated_settings"] == "defaults", "the mode is reported")
-    # With the old defaults (micro-batch 1, no interleaving, no recomputation) the 71 rows give 11.35% / 27.05%.
+    # With the old defaults (micro-batch 1, no interleaving, no recomputation) the 71 rows give 8.00% / 19.81%
+    # (11.35% / 27.05% before attention took each part's measured kernel rate, docs/calibration.md Round 4).
     o = defaults["overall"]
-    for key, want in (("median_ape", 11.35), ("mean_ape", 27.05)):
+    for key, want in (("median_ape", 8.00), ("mean_ape", 19.81)):
         check(abs(o[key] - want) <= 0.005 * want, f"overall {key} {o[key]:.3f} vs {want}")
     check(o["median_ape"] != searched["overall"]["median_ape"], "the search changes the predictions")
