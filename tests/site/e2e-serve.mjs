@@ -44,7 +44,7 @@ const context = await playwright.chromium.launchPersistentContext(userDir, {
 const errors = [];
 try {
   const page = context.pages()[0] || await context.newPage();
-  page.setDefaultTimeout(20000);
+  page.setDefaultTimeout(120000);  // over HTTP the 4 MB of data take Chromium tens of seconds on a loaded 2-core machine
   page.on('pageerror', (e) => errors.push('pageerror: ' + e.message));
   page.on('console', (m) => { if (m.type() === 'error') errors.push('console: ' + m.text()); });
   await page.goto(base + '#view=calc');
