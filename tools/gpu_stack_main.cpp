@@ -754,7 +754,7 @@ int main(int argc, char** argv) {
   est->add_option("--pue", est_req.pue, "power usage effectiveness of the hall; a value or LO..HI (default: presets/estimate/base.toml)");
   est->add_option("--mfu", est_req.mfu, "assumed MFU, a share (0.4) or LO..HI (default: median of the published runs on that accelerator)");
   est->add_option("--runs", est_req.runs_path, "published runs whose MFU column gives the default MFU (default: $GSTACK_RUNS, else data/runs/calibration-runs.csv)");
-  est->add_option("--samples", est_req.samples, "Monte Carlo samples for the intervals (default 20000)")->check(CLI::Range(size_t(1), gs::kMaxSamples));
+  est->add_option("--samples", est_req.samples, "Randomized quasi-Monte Carlo samples for the intervals (default 20000)")->check(CLI::Range(size_t(1), gs::kMaxSamples));
   est->add_option("--seed", est_req.seed, "random seed (default 1)");
   add_common(est, common);
 

@@ -302,7 +302,7 @@ std::string estimate_text(const Registry& reg, const EstimateResult& res) {
   std::string layers;
   for (const auto& l : res.layers) layers += (layers.empty() ? "" : " > ") + l;
   out += "  presets     : " + layers + "\n";
-  out += fmt::format("  interval    : {} Monte Carlo samples, seed {}\n", res.samples, res.seed);
+  out += fmt::format("  interval    : {} randomized quasi-Monte Carlo samples (Halton, 8 shifts), seed {}\n", res.samples, res.seed);
   return out;
 }
 

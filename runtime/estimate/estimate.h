@@ -26,7 +26,7 @@ struct EstimateRequest {
   std::string mfu, price_per_gpu_hour, tariff, pue;  // empty: not given
   std::string presets_dir;
   std::string runs_path;    // published runs whose MFU column gives the assumed MFU
-  size_t samples = 20000;   // Monte Carlo samples for the intervals
+  size_t samples = 20000;   // randomized quasi-Monte Carlo samples for the intervals (interval_of)
   uint64_t seed = 1;
 };
 
