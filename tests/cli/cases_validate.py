@@ -43,9 +43,9 @@ def validate_cross_validate_family(cli):
     o = j["overall"]
     check(o["n"] == 73 and len(j["families"]) == 9, f"73 rows in 9 families, got {o['n']} in {len(j['families'])}")
     # Out of sample, with a relative tolerance of 8% on each pinned number (docs/calibration.md).
-    for key, want in (("median_ape", 9.7), ("mean_ape", 21.9), ("baseline_median_ape", 37.8), ("baseline_mean_ape", 73.3)):
+    for key, want in (("median_ape", 10.3), ("mean_ape", 20.7), ("baseline_median_ape", 37.8), ("baseline_mean_ape", 73.3)):
         check(abs(o[key] - want) <= 0.08 * want, f"overall {key} {o[key]:.2f} vs {want}")
-    check(abs(o["coverage_90"] - 0.808) <= 0.025 and 0.80 <= o["coverage_90"] <= 0.95, f"90% coverage {o['coverage_90']}")
+    check(abs(o["coverage_90"] - 0.918) <= 0.025 and 0.80 <= o["coverage_90"] <= 0.95, f"90% coverage {o['coverage_90']}")
     check(o["median_ape"] < o["baseline_median_ape"] and o["mean_ape"] < o["baseline_mean_ape"], "beats the constant-MFU rule overall")
     for f in j["families"]:
         check(set(f["fitted_without"]) == set(j["parameters"]), f"{f['family']}: the fold's parameters are listed")
@@ -87,8 +87,8 @@ def cross_validation_honours_no_search(cli):
     searched = cli.json("validate", "--cross-validate", "family", image="model")
     defaults = cli.json("validate", "--cross-validate", "family", "--no-search", image="model")
     check(searched["unstated_settings"] == "search" and defaults["unstated_settings"] == "defaults", "the mode is reported")
-    # With the old defaults (micro-batch 1, no interleaving, no recomputation) the 73 rows give 10.61% / 22.66%.
+    # With the old defaults (micro-batch 1, no interleaving, no recomputation) the 73 rows give 10.47% / 21.22%.
     o = defaults["overall"]
-    for key, want in (("median_ape", 10.61), ("mean_ape", 22.66)):
+    for key, want in (("median_ape", 10.47), ("mean_ape", 21.22)):
         check(abs(o[key] - want) <= 0.005 * want, f"overall {key} {o[key]:.3f} vs {want}")
     check(o["median_ape"] != searched["overall"]["median_ape"], "the search changes the predictions")
