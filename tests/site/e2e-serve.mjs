@@ -5,10 +5,10 @@
 //
 //   node e2e-serve.mjs --gpu-stack BIN --site DIR --shots DIR --modules DIR
 import { createRequire } from 'node:module';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
+import { launchChromium, startServer } from './e2e-lib.mjs';
 
 const args = Object.fromEntries(process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith('--') ? acc.concat([[a.slice(2), all[i + 1]]]) : acc), []));
 for (const k of ['gpu-stack', 'site', 'shots', 'modules']) if (!args[k]) { console.error('e2e-serve: missing --' + k); process.exit(2); }
@@ -23,24 +23,12 @@ const resolveCli = (target, preset, assign) => JSON.parse(execFileSync(args['gpu
   ['resolve', target, '--preset', preset, '--json'].concat(assign ? ['--assign', assign] : []), { encoding: 'utf8', maxBuffer: 64 << 20 }));
 
 // The server, on a free port; its first line says which.
-const server = spawn(args['gpu-stack'], ['serve', '--port', '0', '--site', path.resolve(args.site)], { stdio: ['ignore', 'pipe', 'pipe'] });
-let serverErr = '';
-server.stderr.on('data', (d) => { serverErr += d; });
-const port = await new Promise((resolve, reject) => {
-  let out = '';
-  server.stdout.on('data', (d) => { out += d; const m = out.match(/http:\/\/127\.0\.0\.1:(\d+)\//); if (m) resolve(Number(m[1])); });
-  server.on('exit', (code) => reject(new Error('the server exited with ' + code + ': ' + serverErr)));
-  setTimeout(() => reject(new Error('the server did not start: ' + serverErr)), 60000);
-});
+const { server, port } = await startServer(args['gpu-stack'], path.resolve(args.site));
 const base = `http://127.0.0.1:${port}/`;
 console.log('serving at ' + base);
 
 fs.mkdirSync(args.shots, { recursive: true });
-const userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gstack-chromium-'));
-const context = await playwright.chromium.launchPersistentContext(userDir, {
-  executablePath: chromium, headless: true, viewport: { width: 1280, height: 800 },
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const { context, userDir } = await launchChromium(playwright, chromium);
 const errors = [];
 try {
   const page = context.pages()[0] || await context.newPage();

@@ -10,11 +10,11 @@
 //
 //   node e2e-sim.mjs --gpu-stack BIN --site DIR --shots DIR --modules DIR
 import { createRequire } from 'node:module';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { launchChromium, startServer } from './e2e-lib.mjs';
 
 const args = Object.fromEntries(process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith('--') ? acc.concat([[a.slice(2), all[i + 1]]]) : acc), []));
 for (const k of ['gpu-stack', 'site', 'shots', 'modules']) if (!args[k]) { console.error('e2e-sim: missing --' + k); process.exit(2); }
@@ -31,11 +31,7 @@ check(data.runs.length >= 2, `the export holds runs of ${data.runs.length} polic
 const simulate = (policy) => JSON.parse(execFileSync(args['gpu-stack'], ['simulate', data.scenario.file, '--policy', policy, '--json'], { encoding: 'utf8', maxBuffer: 64 << 20 }));
 
 fs.mkdirSync(args.shots, { recursive: true });
-const userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gstack-chromium-'));
-const context = await playwright.chromium.launchPersistentContext(userDir, {
-  executablePath: chromium, headless: true, viewport: { width: 1280, height: 800 },
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const { context, userDir } = await launchChromium(playwright, chromium);
 let server = null;
 const errors = [];
 try {
@@ -126,15 +122,8 @@ try {
   check(overflow <= 1, `the Simulation view fits a phone (overflow ${overflow}px)`);
 
   // Served: a narrow window's buckets come from the server, and agree with the export's interruptions.
-  server = spawn(args['gpu-stack'], ['serve', '--port', '0', '--site', site], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let serverErr = '';
-  server.stderr.on('data', (d) => { serverErr += d; });
-  const port = await new Promise((resolve, reject) => {
-    let out = '';
-    server.stdout.on('data', (d) => { out += d; const m = out.match(/http:\/\/127\.0\.0\.1:(\d+)\//); if (m) resolve(Number(m[1])); });
-    server.on('exit', (code) => reject(new Error('the server exited with ' + code + ': ' + serverErr)));
-    setTimeout(() => reject(new Error('the server did not start: ' + serverErr)), 60000);
-  });
+  let port;
+  ({ server, port } = await startServer(args['gpu-stack'], site));
   await page.setViewportSize({ width: 1280, height: 800 });
   // Over HTTP the page's 4 MB of data take Chromium tens of seconds on a loaded 2-core machine.
   page.setDefaultTimeout(120000);

@@ -8,9 +8,9 @@
 import { createRequire } from 'node:module';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { launchChromium } from './e2e-lib.mjs';
 
 const args = Object.fromEntries(process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith('--') ? acc.concat([[a.slice(2), all[i + 1]]]) : acc), []));
 for (const k of ['gpu-stack', 'site', 'shots', 'modules']) if (!args[k]) { console.error('e2e-story: missing --' + k); process.exit(2); }
@@ -26,11 +26,7 @@ const cli = (...a) => JSON.parse(execFileSync(args['gpu-stack'], a, { encoding: 
 
 const index = pathToFileURL(path.join(path.resolve(args.site), 'index.html')).href;
 fs.mkdirSync(args.shots, { recursive: true });
-const userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gstack-chromium-'));
-const context = await playwright.chromium.launchPersistentContext(userDir, {
-  executablePath: chromium, headless: true, viewport: { width: 1280, height: 800 },
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const { context, userDir } = await launchChromium(playwright, chromium);
 const errors = [];
 try {
   const page = context.pages()[0] || await context.newPage();
