@@ -54,6 +54,23 @@ std::map<std::string, std::string> strings_of(const std::string& path, const tom
   return out;
 }
 
+// Calls read(node, table) for each table of the optional array of tables `key` ([[key]] in the file).
+template <class Read>
+void each_rule(const std::string& path, const toml::table& doc, const std::string& key, Read read) {
+  const toml::node* rules = doc.get(key);
+  if (!rules) return;
+  if (!rules->is_array_of_tables()) fail(path, *rules, "'" + key + "' must be an array of tables ([[" + key + "]])");
+  for (const auto& n : *rules->as_array()) read(n, *n.as_table());
+}
+
+// A rule's list of strings to match against a row's cells, normalised as hardware names are (case, spaces
+// and punctuation ignored), so a rule and a cell compare the same way whatever the rule matches.
+std::vector<std::string> match_texts_of(const std::string& path, const toml::table& rule, const std::string& key) {
+  std::vector<std::string> out = texts_of(path, rule.get(key), key);
+  for (auto& s : out) s = normalise_hardware_name(s);
+  return out;
+}
+
 template <class Map>
 const typename Map::mapped_type& lookup(const Map& m, const std::string& key, const std::string& path, const std::string& table) {
   auto it = m.find(key);
@@ -122,110 +139,85 @@ MappingTable parse_mapping_table(const std::string& text, const std::string& pat
   }
   const toml::node* hw = doc.get("hardware");
   if (!hw || !hw->is_array_of_tables()) throw MappingError(path + ": missing [[hardware]] rules");
-  for (const auto& n : *hw->as_array()) {
-    const toml::table& r = *n.as_table();
+  each_rule(path, doc, "hardware", [&](const toml::node& n, const toml::table& r) {
     HardwareRule rule;
     const toml::node* p = r.get("preset");
     if (!p) fail(path, n, "a [[hardware]] rule needs a preset");
     rule.preset = text_of(path, *p, "preset");
-    rule.all = texts_of(path, r.get("all"), "all");
-    rule.none = texts_of(path, r.get("none"), "none");
+    rule.all = match_texts_of(path, r, "all");
+    rule.none = match_texts_of(path, r, "none");
     reject_unknown(path, r, {"preset", "all", "none"}, "[[hardware]]");
     if (rule.all.empty()) fail(path, n, "a [[hardware]] rule needs at least one string in 'all'");
-    for (auto& s : rule.all) s = normalise_hardware_name(s);
-    for (auto& s : rule.none) s = normalise_hardware_name(s);
     t.hardware.push_back(std::move(rule));
-  }
-  if (const toml::node* rc = doc.get("recompute")) {
-    if (!rc->is_array_of_tables()) fail(path, *rc, "'recompute' must be an array of tables ([[recompute]])");
-    for (const auto& n : *rc->as_array()) {
-      const toml::table& r = *n.as_table();
-      RecomputeRule rule;
-      reject_unknown(path, r, {"all", "fraction", "fraction_variant", "memory", "why"}, "[[recompute]]");
-      rule.all = texts_of(path, r.get("all"), "all");
-      for (auto& x : rule.all) x = normalise_hardware_name(x);
-      const toml::node* f = r.get("fraction");
-      const toml::node* fv = r.get("fraction_variant");
-      const toml::node* m = r.get("memory");
-      const toml::node* w = r.get("why");
-      if (rule.all.empty() || (!f == !fv) || !m || !w)
-        fail(path, n, "a [[recompute]] rule needs 'all', one of 'fraction' or 'fraction_variant', 'memory' and 'why'");
-      if (f) {
-        rule.fraction = number_of(path, *f, "fraction");
-        if (!(rule.fraction >= 0 && rule.fraction <= 1)) fail(path, *f, "a recompute fraction must lie in [0, 1]");
-      } else {
-        rule.fraction_variant = text_of(path, *fv, "fraction_variant");
-      }
-      rule.memory = text_of(path, *m, "memory");
-      if (rule.memory != "recompute_none" && rule.memory != "recompute_selective" && rule.memory != "recompute_full")
-        fail(path, *m, "memory must be recompute_none, recompute_selective or recompute_full");
-      rule.why = text_of(path, *w, "why");
-      t.recompute.push_back(std::move(rule));
+  });
+  each_rule(path, doc, "recompute", [&](const toml::node& n, const toml::table& r) {
+    RecomputeRule rule;
+    reject_unknown(path, r, {"all", "fraction", "fraction_variant", "memory", "why"}, "[[recompute]]");
+    rule.all = match_texts_of(path, r, "all");
+    const toml::node* f = r.get("fraction");
+    const toml::node* fv = r.get("fraction_variant");
+    const toml::node* m = r.get("memory");
+    const toml::node* w = r.get("why");
+    if (rule.all.empty() || (!f == !fv) || !m || !w)
+      fail(path, n, "a [[recompute]] rule needs 'all', one of 'fraction' or 'fraction_variant', 'memory' and 'why'");
+    if (f) {
+      rule.fraction = number_of(path, *f, "fraction");
+      if (!(rule.fraction >= 0 && rule.fraction <= 1)) fail(path, *f, "a recompute fraction must lie in [0, 1]");
+    } else {
+      rule.fraction_variant = text_of(path, *fv, "fraction_variant");
     }
-  }
-  if (const toml::node* sc = doc.get("schedule")) {
-    if (!sc->is_array_of_tables()) fail(path, *sc, "'schedule' must be an array of tables ([[schedule]])");
-    for (const auto& n : *sc->as_array()) {
-      const toml::table& r = *n.as_table();
-      ScheduleRule rule;
-      reject_unknown(path, r, {"axis", "all", "none", "preset", "why"}, "[[schedule]]");
-      const toml::node* a = r.get("axis");
-      const toml::node* p = r.get("preset");
-      const toml::node* w = r.get("why");
-      if (!a || !p || !w) fail(path, n, "a [[schedule]] rule needs 'axis', 'preset' and 'why'");
-      rule.axis = text_of(path, *a, "axis");
-      rule.preset = text_of(path, *p, "preset");
-      rule.why = text_of(path, *w, "why");
-      rule.all = texts_of(path, r.get("all"), "all");
-      rule.none = texts_of(path, r.get("none"), "none");
-      for (auto& x : rule.all) x = normalise_hardware_name(x);
-      for (auto& x : rule.none) x = normalise_hardware_name(x);
-      t.schedule.push_back(std::move(rule));
+    rule.memory = text_of(path, *m, "memory");
+    if (rule.memory != "recompute_none" && rule.memory != "recompute_selective" && rule.memory != "recompute_full")
+      fail(path, *m, "memory must be recompute_none, recompute_selective or recompute_full");
+    rule.why = text_of(path, *w, "why");
+    t.recompute.push_back(std::move(rule));
+  });
+  each_rule(path, doc, "schedule", [&](const toml::node& n, const toml::table& r) {
+    ScheduleRule rule;
+    reject_unknown(path, r, {"axis", "all", "none", "preset", "why"}, "[[schedule]]");
+    const toml::node* a = r.get("axis");
+    const toml::node* p = r.get("preset");
+    const toml::node* w = r.get("why");
+    if (!a || !p || !w) fail(path, n, "a [[schedule]] rule needs 'axis', 'preset' and 'why'");
+    rule.axis = text_of(path, *a, "axis");
+    rule.preset = text_of(path, *p, "preset");
+    rule.why = text_of(path, *w, "why");
+    rule.all = match_texts_of(path, r, "all");
+    rule.none = match_texts_of(path, r, "none");
+    t.schedule.push_back(std::move(rule));
+  });
+  each_rule(path, doc, "fit", [&](const toml::node& n, const toml::table& r) {
+    FitParameterSpec f;
+    reject_unknown(path, r, {"name", "share", "start", "why"}, "[[fit]]");
+    const toml::node* name = r.get("name");
+    if (!name) fail(path, n, "a [[fit]] entry needs a name");
+    f.name = text_of(path, *name, "name");
+    if (const toml::node* sh = r.get("share")) {
+      auto b = sh->value<bool>();
+      if (!b) fail(path, *sh, "share must be true or false");
+      f.share = *b;
     }
-  }
-  if (const toml::node* fit = doc.get("fit")) {
-    if (!fit->is_array_of_tables()) fail(path, *fit, "'fit' must be an array of tables ([[fit]])");
-    for (const auto& n : *fit->as_array()) {
-      const toml::table& r = *n.as_table();
-      FitParameterSpec f;
-      reject_unknown(path, r, {"name", "share", "start", "why"}, "[[fit]]");
-      const toml::node* name = r.get("name");
-      if (!name) fail(path, n, "a [[fit]] entry needs a name");
-      f.name = text_of(path, *name, "name");
-      if (const toml::node* sh = r.get("share")) {
-        auto b = sh->value<bool>();
-        if (!b) fail(path, *sh, "share must be true or false");
-        f.share = *b;
-      }
-      if (const toml::node* st = r.get("start")) f.start = number_of(path, *st, "start");
-      else fail(path, n, "a [[fit]] entry needs a start");
-      if (const toml::node* w = r.get("why")) f.why = text_of(path, *w, "why");
-      if (f.share ? !(f.start > 0 && f.start < 1) : !(f.start > 0)) fail(path, n, "the start of " + f.name + " must be " + (f.share ? "in (0, 1)" : "positive"));
-      t.fit.push_back(std::move(f));
-    }
-  }
-  if (const toml::node* facts = doc.get("model_facts")) {
-    if (!facts->is_array_of_tables()) fail(path, *facts, "'model_facts' must be an array of tables ([[model_facts]])");
-    for (const auto& n : *facts->as_array()) {
-      const toml::table& r = *n.as_table();
-      ModelFact f;
-      reject_unknown(path, r, {"family", "model", "notes", "cells", "source"}, "[[model_facts]]");
-      f.family = texts_of(path, r.get("family"), "family");
-      f.model = texts_of(path, r.get("model"), "model");
-      f.notes = texts_of(path, r.get("notes"), "notes");
-      for (auto& x : f.family) x = normalise_hardware_name(x);
-      for (auto& x : f.model) x = normalise_hardware_name(x);
-      for (auto& x : f.notes) x = normalise_hardware_name(x);
-      const toml::node* cells = r.get("cells");
-      if ((f.family.empty() && f.notes.empty()) || !cells || !cells->is_table())
-        fail(path, n, "a [[model_facts]] entry needs 'family' or 'notes', and a 'cells' table");
-      for (const auto& [k, v] : *cells->as_table()) f.cells[std::string(k.str())] = text_of(path, v, "cells." + std::string(k.str()));
-      const toml::node* src = r.get("source");
-      if (!src) fail(path, n, "a [[model_facts]] entry needs a source");
-      f.source = text_of(path, *src, "source");
-      t.model_facts.push_back(std::move(f));
-    }
-  }
+    if (const toml::node* st = r.get("start")) f.start = number_of(path, *st, "start");
+    else fail(path, n, "a [[fit]] entry needs a start");
+    if (const toml::node* w = r.get("why")) f.why = text_of(path, *w, "why");
+    if (f.share ? !(f.start > 0 && f.start < 1) : !(f.start > 0)) fail(path, n, "the start of " + f.name + " must be " + (f.share ? "in (0, 1)" : "positive"));
+    t.fit.push_back(std::move(f));
+  });
+  each_rule(path, doc, "model_facts", [&](const toml::node& n, const toml::table& r) {
+    ModelFact f;
+    reject_unknown(path, r, {"family", "model", "notes", "cells", "source"}, "[[model_facts]]");
+    f.family = match_texts_of(path, r, "family");
+    f.model = match_texts_of(path, r, "model");
+    f.notes = match_texts_of(path, r, "notes");
+    const toml::node* cells = r.get("cells");
+    if ((f.family.empty() && f.notes.empty()) || !cells || !cells->is_table())
+      fail(path, n, "a [[model_facts]] entry needs 'family' or 'notes', and a 'cells' table");
+    for (const auto& [k, v] : *cells->as_table()) f.cells[std::string(k.str())] = text_of(path, v, "cells." + std::string(k.str()));
+    const toml::node* src = r.get("source");
+    if (!src) fail(path, n, "a [[model_facts]] entry needs a source");
+    f.source = text_of(path, *src, "source");
+    t.model_facts.push_back(std::move(f));
+  });
   return t;
 }
 
