@@ -14,17 +14,8 @@ import sys
 
 root = sys.argv[1]
 ext = os.path.join(root, "tools", "editors", "vscode")
-failures = []
-passed = 0
-
-
-def check(cond, what):
-    global passed
-    print(("ok   " if cond else "FAIL ") + what)
-    if cond:
-        passed += 1
-    else:
-        failures.append(what)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from tally import check, finish  # noqa: E402
 
 
 def load(path):
@@ -109,5 +100,4 @@ check(len(funcs) >= 15 and not missing, "every built-in function of image/expr.c
 check(re.fullmatch(grammar["repository"]["names"]["match"], "physical.eq.elmore_delay") is not None,
       "a dotted name with a keyword inside is one name")
 
-print("%d passed, %d failed" % (passed, len(failures)))
-sys.exit(1 if failures else 0)
+finish()

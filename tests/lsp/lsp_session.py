@@ -21,17 +21,8 @@ import time
 
 LSP, GSTACKC, MODEL, SHIPPED = (os.path.abspath(p) for p in sys.argv[1:5])
 TIMEOUT_S = 30
-failures = []
-passed = 0
-
-
-def check(cond, what):
-    global passed
-    print(("ok   " if cond else "FAIL ") + what)
-    if cond:
-        passed += 1
-    else:
-        failures.append(what)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from tally import check, finish  # noqa: E402
 
 
 def uri(path):
@@ -382,5 +373,4 @@ check(s.wait() == 1, "input closed without shutdown: exit status 1")
 r = subprocess.run([LSP, "--bogus"], capture_output=True, text=True, timeout=TIMEOUT_S)
 check(r.returncode == 2 and "unknown argument" in r.stderr, "an unknown argument: exit 2 with a message")
 
-print("%d passed, %d failed" % (passed, len(failures)))
-sys.exit(1 if failures else 0)
+finish()
