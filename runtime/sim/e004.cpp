@@ -69,15 +69,7 @@ uint32_t argmax(const std::vector<double>& v, uint32_t mask_allowed) {
 }  // namespace
 
 E004Scenario load_e004_scenario(const Json& j, const std::string& dir) {
-  E004Scenario sc;
-  sc.raw = j, sc.dir = dir;
-  if (j.value("schema", std::string()) != "gpu-stack.e004-scenario.v1") fail("schema must be gpu-stack.e004-scenario.v1");
-  if (!j.contains("scenario_id") || !j["scenario_id"].is_string()) fail("missing scenario_id");
-  if (!j.contains("seed") || !j["seed"].is_number_unsigned()) fail("missing seed");
-  sc.seed = j["seed"].get<uint64_t>();
-  if (!j.contains("serving_scenario") || !j["serving_scenario"].is_string()) fail("needs 'serving_scenario', a serving scenario TOML (relative to this file)");
-  for (const char* k : {"calibration_seeds", "evaluation_seeds"})
-    if (!j.contains(k) || !j[k].is_number_unsigned() || j[k].get<uint64_t>() < 2 || j[k].get<uint64_t>() > 100) fail(std::string(k) + " must be a whole number in [2, 100]");
+  E004Scenario sc = load_serving_experiment_scenario(j, dir, "E004", "gpu-stack.e004-scenario.v1", 2);
   for (const char* k : {"warmup_s", "horizon_s"})
     if (!j.contains(k) || !j[k].is_number()) fail(std::string("missing number '") + k + "'");
   if (!(j["warmup_s"].get<double>() >= 0 && j["horizon_s"].get<double>() > j["warmup_s"].get<double>() && j["horizon_s"].get<double>() <= 86400 * 2))

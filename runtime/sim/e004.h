@@ -14,15 +14,11 @@
 #include "runtime/presets.h"
 #include "runtime/registry.h"
 #include "runtime/research/protocol.h"
+#include "runtime/sim/serving_cells.h"
 
 namespace gs::sim {
 
-struct E004Scenario {
-  research::Json raw;
-  std::string dir;  // the scenario file's folder: its relative paths start here
-  uint64_t seed = 0;
-  std::string id() const { return raw.at("scenario_id").get<std::string>(); }
-};
+using E004Scenario = ServingExperimentScenario;
 
 E004Scenario load_e004_scenario(const research::Json& j, const std::string& dir);  // throws std::invalid_argument
 

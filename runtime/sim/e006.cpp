@@ -79,15 +79,7 @@ double wilson_lower_95(uint32_t k, uint32_t n) {
 }
 
 E006Scenario load_e006_scenario(const Json& j, const std::string& dir) {
-  E006Scenario sc;
-  sc.raw = j, sc.dir = dir;
-  if (j.value("schema", std::string()) != "gpu-stack.e006-scenario.v1") fail("schema must be gpu-stack.e006-scenario.v1");
-  if (!j.contains("scenario_id") || !j["scenario_id"].is_string()) fail("missing scenario_id");
-  if (!j.contains("seed") || !j["seed"].is_number_unsigned()) fail("missing seed");
-  sc.seed = j["seed"].get<uint64_t>();
-  if (!j.contains("serving_scenario") || !j["serving_scenario"].is_string()) fail("needs 'serving_scenario', a serving scenario TOML (relative to this file)");
-  for (const char* k : {"calibration_seeds", "evaluation_seeds"})
-    if (!j.contains(k) || !j[k].is_number_unsigned() || j[k].get<uint64_t>() < 1 || j[k].get<uint64_t>() > 100) fail(std::string(k) + " must be a whole number in [1, 100]");
+  E006Scenario sc = load_serving_experiment_scenario(j, dir, "E006", "gpu-stack.e006-scenario.v1", 1);
   for (const char* k : {"warmup_s", "event_s"})
     if (!j.contains(k) || !j[k].is_number()) fail(std::string("missing number '") + k + "'");
   if (!(j["warmup_s"].get<double>() >= 0 && j["event_s"].get<double>() > 0 && j["event_s"].get<double>() <= 86400)) fail("needs warmup_s >= 0 and 0 < event_s <= one day");

@@ -14,15 +14,11 @@
 #include "runtime/presets.h"
 #include "runtime/registry.h"
 #include "runtime/research/protocol.h"
+#include "runtime/sim/serving_cells.h"
 
 namespace gs::sim {
 
-struct E006Scenario {
-  research::Json raw;
-  std::string dir;
-  uint64_t seed = 0;
-  std::string id() const { return raw.at("scenario_id").get<std::string>(); }
-};
+using E006Scenario = ServingExperimentScenario;
 
 E006Scenario load_e006_scenario(const research::Json& j, const std::string& dir);  // throws std::invalid_argument
 

@@ -175,4 +175,20 @@ void add_prediction_coverage(const std::vector<double>& cal, const std::vector<d
   }
 }
 
+ServingExperimentScenario load_serving_experiment_scenario(const Json& j, const std::string& dir, const std::string& experiment,
+                                                           const std::string& schema, uint64_t min_seeds) {
+  const auto fail = [&](const std::string& what) { throw std::invalid_argument(experiment + " scenario: " + what); };
+  ServingExperimentScenario sc;
+  sc.raw = j, sc.dir = dir;
+  if (j.value("schema", std::string()) != schema) fail("schema must be " + schema);
+  if (!j.contains("scenario_id") || !j["scenario_id"].is_string()) fail("missing scenario_id");
+  if (!j.contains("seed") || !j["seed"].is_number_unsigned()) fail("missing seed");
+  sc.seed = j["seed"].get<uint64_t>();
+  if (!j.contains("serving_scenario") || !j["serving_scenario"].is_string()) fail("needs 'serving_scenario', a serving scenario TOML (relative to this file)");
+  for (const char* k : {"calibration_seeds", "evaluation_seeds"})
+    if (!j.contains(k) || !j[k].is_number_unsigned() || j[k].get<uint64_t>() < min_seeds || j[k].get<uint64_t>() > 100)
+      fail(std::string(k) + " must be a whole number in [" + std::to_string(min_seeds) + ", 100]");
+  return sc;
+}
+
 }  // namespace gs::sim

@@ -14,6 +14,21 @@
 
 namespace gs::sim {
 
+// A serving experiment's scenario file: what E004 and E006 read the same way (schema, id, seed, the base
+// serving scenario, seed counts); each experiment checks its own keys on `raw` after this.
+struct ServingExperimentScenario {
+  research::Json raw;
+  std::string dir;  // the scenario file's folder: its relative paths start here
+  uint64_t seed = 0;
+  std::string id() const { return raw.at("scenario_id").get<std::string>(); }
+};
+
+// Checks the keys every serving experiment scenario has: `schema`, `scenario_id`, `seed`,
+// `serving_scenario`, and `calibration_seeds`/`evaluation_seeds` in [min_seeds, 100]. Throws
+// std::invalid_argument("<experiment> scenario: ...").
+ServingExperimentScenario load_serving_experiment_scenario(const research::Json& j, const std::string& dir, const std::string& experiment,
+                                                           const std::string& schema, uint64_t min_seeds);
+
 struct ServingCell {
   std::string id;
   uint32_t replicas = 1, max_batch = 1;
