@@ -15,9 +15,10 @@ namespace {
 
 int g_rank = 0, g_size = 1;
 unsigned g_local = 1;
-bool g_started = false;  // MPI_Init ran (and MPI_Finalize is owed)
 
 #if GSTACK_WITH_MPI
+bool g_started = false;  // MPI_Init ran (and MPI_Finalize is owed)
+
 // A launcher leaves its rank in the environment: Open MPI's mpirun, PMIx (srun --mpi=pmix, prterun) or
 // PMI (srun --mpi=pmi2, MPICH's hydra). Without one there is nothing to join, and MPI_Init would only
 // slow every plain command down.
