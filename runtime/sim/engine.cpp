@@ -5,6 +5,7 @@
 
 #include "image/image.h"
 #include "runtime/sim/engine_state.h"
+#include "runtime/sim/sim_time.h"
 #include "runtime/sim/published.h"
 
 namespace gs::sim {
@@ -166,7 +167,7 @@ void State::schedule_world() {
   for (const auto& j : jobs) {
     push(j.spec->start_ns, Priority::observation, kJobStart, j.index);
     if (sc.maintenance.rate_per_job_s > 0)
-      push(j.spec->start_ns + static_cast<int64_t>(std::ceil(rng_maint.exponential(sc.maintenance.rate_per_job_s) * 1e9)),
+      push(j.spec->start_ns + ns_from_seconds(rng_maint.exponential(sc.maintenance.rate_per_job_s)),
            Priority::observation, kMaintenanceNotice, j.index);
   }
   schedule_failure();

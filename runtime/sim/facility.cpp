@@ -8,10 +8,11 @@
 #include <fmt/format.h>
 
 #include "runtime/sim/engine_state.h"
+#include "runtime/sim/sim_time.h"
 
 namespace gs::sim::detail {
 namespace {
-int64_t to_ns(double seconds) { return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(seconds * 1e9))); }
+int64_t to_ns(double seconds) { return ns_from_seconds(seconds, 1); }
 }  // namespace
 
 void State::schedule_failure() {

@@ -1,4 +1,5 @@
 #include "runtime/sim/failures.h"
+#include "runtime/sim/sim_time.h"
 
 #include <algorithm>
 #include <cmath>
@@ -53,7 +54,7 @@ int64_t FailureProcess::next_failure_ns(int64_t now_ns, Rng& rng) const {
   while (cumulative_hazard(t0 + step) < target) {
     lo = t0 + step;
     step *= 2;
-    if (step > 1e18) return std::numeric_limits<int64_t>::max() / 2;  // no failure within any horizon
+    if (step > 1e18) return kNeverNs;  // no failure within any horizon
   }
   double hi = t0 + step;
   for (int i = 0; i < 200 && hi - lo > 1e-9; ++i) {
@@ -61,7 +62,7 @@ int64_t FailureProcess::next_failure_ns(int64_t now_ns, Rng& rng) const {
     if (mid <= lo || mid >= hi) break;
     (cumulative_hazard(mid) < target ? lo : hi) = mid;
   }
-  return std::max<int64_t>(now_ns + 1, static_cast<int64_t>(std::ceil(hi * 1e9)));
+  return ns_from_seconds(hi, now_ns + 1);
 }
 
 FailureProcess::Pick FailureProcess::pick_at(int64_t t_ns, Rng& rng) const {
@@ -82,7 +83,7 @@ FailureProcess::Pick FailureProcess::pick_at(int64_t t_ns, Rng& rng) const {
 
 int64_t FailureProcess::next_gap_ns(Rng& rng) const {
   double s = rng.exponential(total_);
-  return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(s * 1e9)));
+  return ns_from_seconds(s, 1);
 }
 
 FailureProcess::Pick FailureProcess::pick(Rng& rng) const {

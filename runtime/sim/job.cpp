@@ -9,13 +9,14 @@
 #include <fmt/format.h>
 
 #include "runtime/sim/engine_state.h"
+#include "runtime/sim/sim_time.h"
 
 namespace gs::sim::detail {
 namespace {
 
 enum TimerStage : uint16_t { kStageOverhead, kStageMemoryRestore, kStageShrink, kStageRejoin, kStageMemoryCheckpoint };
 
-int64_t to_ns(double seconds) { return std::max<int64_t>(0, static_cast<int64_t>(std::ceil(seconds * 1e9))); }
+int64_t to_ns(double seconds) { return ns_from_seconds(seconds); }
 
 // One line of the decision log, e.g. "86400000000000 checkpoint_committed interval=40 local=1 recovery=none
 // spares=true rejoin=false checkpoint_now=false abstained=false". Written by hand rather than with fmt:

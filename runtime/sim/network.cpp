@@ -1,4 +1,5 @@
 #include "runtime/sim/network.h"
+#include "runtime/sim/sim_time.h"
 
 #include <algorithm>
 #include <cmath>
@@ -30,7 +31,7 @@ void Network::recompute(int64_t now, const std::vector<uint32_t>& touched, std::
     for (uint32_t r : f.resources) rate = std::min(rate, resources_[r].capacity / double(resources_[r].active.size()));
     f.rate = rate;
     ++f.gen;
-    int64_t transfer = f.remaining <= 0 ? 0 : static_cast<int64_t>(std::ceil(f.remaining / rate * 1e9));
+    int64_t transfer = f.remaining <= 0 ? 0 : ns_from_seconds(f.remaining / rate);
     out.push_back({id, f.gen, now + transfer});
   }
 }

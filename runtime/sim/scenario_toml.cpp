@@ -68,10 +68,21 @@ class Reader {
     return value;
   }
 
-  double duration_ns(const toml::node* node, const std::string& path) {
+  // Seconds to whole nanoseconds. A duration past ~292 years (int64 ns) or below zero is an input
+  // error, not a cast: converting an out-of-range double to an integer is undefined behaviour.
+  int64_t seconds_to_ns(double seconds, const std::string& path) {
+    const double ns = std::ceil(seconds * 1e9);
+    if (!(ns >= 0.0 && ns < 9.2e18)) {
+      problem(path, fmt::format("duration {} s is outside 0 .. 9.2e9 s", seconds));
+      return 0;
+    }
+    return static_cast<int64_t>(ns);
+  }
+
+  int64_t duration_ns(const toml::node* node, const std::string& path) {
     if (!node) return 0;
     auto s = convert(*node, "s", path);
-    return s ? std::ceil(*s * 1e9) : 0;
+    return s ? seconds_to_ns(*s, path) : 0;
   }
 
   void check_source(const std::string& source, const std::string& note, const std::string& path) {
@@ -282,9 +293,9 @@ Scenario parse_scenario_toml(const std::string& text, const gs::UnitTable& units
   sc.id = r.text(root, "id", "scenario");
   sc.description = r.text(root, "description", "scenario", false);
   sc.seed = static_cast<uint64_t>(r.integer(root, "seed", "scenario", 0, true));
-  sc.horizon_ns = static_cast<int64_t>(r.duration_ns(root.get("horizon"), "horizon"));
+  sc.horizon_ns = (r.duration_ns(root.get("horizon"), "horizon"));
   if (!root.get("horizon")) r.problem("scenario", "missing horizon");
-  sc.power_sample_ns = static_cast<int64_t>(r.duration_ns(root.get("power_sample"), "power_sample"));
+  sc.power_sample_ns = (r.duration_ns(root.get("power_sample"), "power_sample"));
   if (const toml::table* srcs = table_at(root, "sources"))
     for (const auto& [key, node] : *srcs) {
       const toml::table* s = node.as_table();
@@ -340,7 +351,7 @@ Scenario parse_scenario_toml(const std::string& text, const gs::UnitTable& units
     l.a = r.text(t, "a", path);
     l.b = r.text(t, "b", path);
     l.bandwidth = r.sourced(t.get("bandwidth"), "byte/s", "link." + l.id + ".bandwidth").value_or(0);
-    l.latency_ns = static_cast<int64_t>(std::ceil(r.sourced(t.get("latency"), "s", "link." + l.id + ".latency").value_or(0) * 1e9));
+    l.latency_ns = r.seconds_to_ns(r.sourced(t.get("latency"), "s", "link." + l.id + ".latency").value_or(0), "link." + l.id + ".latency");
     sc.links.push_back(l);
   });
   each_table(root, "job", r, [&](const toml::table& t, const std::string& path) {
@@ -360,7 +371,7 @@ Scenario parse_scenario_toml(const std::string& text, const gs::UnitTable& units
         }
     j.replica_nodes = static_cast<uint32_t>(r.integer(t, "replica_nodes", p, 1, true));
     j.target_steps = static_cast<uint64_t>(r.integer(t, "target_steps", p, 0, false));
-    j.start_ns = static_cast<int64_t>(r.duration_ns(t.get("start"), p + ".start"));
+    j.start_ns = (r.duration_ns(t.get("start"), p + ".start"));
     j.checkpoint_storage = r.text(t, "checkpoint_storage", p, false);
     j.sync_bytes = r.sourced(t.get("sync_bytes"), "byte", p + ".sync_bytes").value_or(0);
     j.trace_phases = t.get("trace_phases") ? t.get("trace_phases")->value_or(false) : false;
@@ -424,7 +435,7 @@ Scenario parse_scenario_toml(const std::string& text, const gs::UnitTable& units
       sc.provenance.push_back({"maintenance.observed", fmt::format("{} in {} s over {} job(s)", count, window_s, jobs),
                                sc.maintenance.rate_per_job_s, "1/s per job", source, note});
     }
-    sc.maintenance.notice_ns = static_cast<int64_t>(std::ceil(r.sourced(m->get("notice"), "s", "maintenance.notice").value_or(0) * 1e9));
+    sc.maintenance.notice_ns = r.seconds_to_ns(r.sourced(m->get("notice"), "s", "maintenance.notice").value_or(0), "maintenance.notice");
     sc.maintenance.duration = r.lognormal(m->get("duration"), "maintenance.duration");
   }
   if (const toml::table* s = table_at(root, "stragglers")) {
@@ -448,9 +459,9 @@ Scenario parse_scenario_toml(const std::string& text, const gs::UnitTable& units
     e.site = r.text(t, "site", path, false);
     e.job = r.text(t, "job", path, false);
     e.cause = r.text(t, "cause", path);
-    e.start_ns = static_cast<int64_t>(r.duration_ns(t.get("start"), path + ".start"));
-    e.end_ns = static_cast<int64_t>(r.duration_ns(t.get("end"), path + ".end"));
-    e.notice_ns = static_cast<int64_t>(r.duration_ns(t.get("notice"), path + ".notice"));
+    e.start_ns = (r.duration_ns(t.get("start"), path + ".start"));
+    e.end_ns = (r.duration_ns(t.get("end"), path + ".end"));
+    e.notice_ns = (r.duration_ns(t.get("notice"), path + ".notice"));
     if (const toml::node* lim = t.get("limit")) e.limit_w = r.convert(*lim, "W", path + ".limit").value_or(0);
     sc.events.push_back(e);
   });

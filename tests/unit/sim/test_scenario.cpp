@@ -52,6 +52,9 @@ TEST_CASE("numbers without a source, with the wrong dimension or in the wrong pl
   CHECK_THROWS_WITH(parse(replace(base, "nodes = 36", "nodes = 30")), doctest::Contains("has 30 nodes but jobs need 32"));
   CHECK_THROWS_WITH(parse(replace(base, R"("training.t_step" = { value = "2 s", source = "assumption", note = "test" })", "")),
                     doctest::Contains("missing training.t_step [s]"));
+  // A horizon past int64 nanoseconds (a fuzzer found 1e300 s) or below zero is an input error.
+  CHECK_THROWS_WITH(parse(small_scenario(kRestart, "", "1e300 s")), doctest::Contains("outside 0 .. 9.2e9 s"));
+  CHECK_THROWS_WITH(parse(small_scenario(kRestart, "", "-3 s")), doctest::Contains("outside 0 .. 9.2e9 s"));
 }
 
 TEST_CASE("inputs_from_values is the boundary a resolver will fill") {
