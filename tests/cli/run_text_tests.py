@@ -5,28 +5,25 @@ The format (docs/testing.md has the full reference):
 
   # The first comment says what the case checks; more comment lines may follow.
   FILE %t/rack.toml            write the lines up to END into a file (for presets, runs, scenarios)
-  ENV NAME=VALUE               set a variable for the next RUN only
-  RUN[model] resolve X --json  run gpu-stack (image: test by default; [model] the shipped one; [none] no --image)
+  ENV NAME=VALUE               set a variable for the next RUN only;  TIMEOUT S: the next RUN must end within S s
+  RUN[model] resolve X --json  run gpu-stack (image: test by default; [model] the shipped one; [none] no
+                               --image; [gstackc] runs gstackc);  RUN@name labels the run's output
   EXIT 2                       the exit status the last RUN must have (0 when absent)
-  CHECK text                   stdout contains text;  CHECK-ERR: stderr;  CHECK-NOT: stdout lacks it
-  CHECK-RE regex               stdout matches (multi-line: ^ and $ at each line);  CHECK-NOT-RE: it does not
+  CHECK text                   stdout contains text;  CHECK-ERR: stderr;  CHECK-NOT / CHECK-ERR-NOT: lacks it
+  CHECK-RE regex               stdout matches (multi-line);  CHECK-NOT-RE, CHECK-ERR-RE, CHECK-ERR-NOT-RE
   GOLDEN name                  stdout equals tests/cli/golden/name.txt (image paths and %t normalised)
-  NORMALIZE regex => text      rewrite stdout before GOLDEN/CHECK (e.g. wall-clock times)
-  DIR folder = a b             the folder holds exactly these entries (e.g. no temporary file left behind)
-  SH command                   a setup step in bash (plant a link, copy a file); it must exit 0
-  READ path                    later checks read this file as if it were the last RUN's stdout
-  RUN@name ...; SAME name      label a RUN's stdout; SAME checks the last stdout equals it byte for byte
-  JSON path op value           a check on the last RUN's stdout read as JSON
+  NORMALIZE regex => text      rewrite output before GOLDEN/CHECK/SAME (e.g. wall-clock times)
+  DIR folder = a b*            the folder holds exactly one entry per name or glob;  ABSENT path: nothing there
+  SH command                   a setup step in bash, or a shell condition that must hold; it must exit 0
+  READ path                    later checks read this file as the last stdout (READ @path: the file a JSON
+                               value names; READ-CSV: rows as JSON objects; READ-JSONL: a list of documents;
+                               READ@name labels it, and may come before any RUN)
+  SAME name                    the last stdout equals the labelled one byte for byte (after NORMALIZE)
+  LET name arithmetic          a number derived from outputs;  CAPTURE name regex: a number from stdout text
+  JSON path op value           a check on the last RUN's stdout read as JSON (or `@name:path` another's)
 
-JSON paths: a.b[0].c, list[key=value] (the first element whose key equals value), list[?key=value] (every
-such element), list[*] (every element), len(path), sum(path), keys(path). Operators: = != < <= > >= , ~
-(relative 1e-12, or `~ X rel 1e-6` / `~ X abs 1e-9`), contains, !contains, startswith; `all OP` / `any OP`
-(every / some value of a many-valued path; `all=` is `all =`); sorted, sorted-desc, sorted-desc-abs (no
-value). A many-valued path compares whole with a list (`= [..]`) and contains tests membership. The value is a JSON literal, a bare word (read as a string), @path (another path of
-the same document) or =arithmetic (`=5200 * 1.5 / 3.6e9`, to show how an expected number is derived).
-
-Substitutions in every line: %t (a temporary folder kept for the case), %presets, %data, %model-image,
-%test-image, %gstackc.
+JSON paths, operators, references (@path, @name:path, =arithmetic) and substitutions (%t, %presets, %data,
+%model-image, %test-image, %gstackc, %gpu-stack, %xNN, %{name:path}) are described in docs/testing.md.
 
   run_text_tests.py --list [--dir DIR]
   run_text_tests.py --case NAME --gpu-stack BIN --test-image FILE --model-image FILE [--update]
@@ -41,15 +38,12 @@ import subprocess
 import sys
 import tempfile
 
+from text_case_json import CaseError, arithmetic, json_check, reference
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 CASES_DIR = os.path.join(HERE, "cases")
 GOLDEN = os.path.join(HERE, "golden")
-DEFAULT_REL = 1e-12
-
-
-class CaseError(Exception):
-    """A check failed or the case file is malformed; the message names the file and line."""
 
 
 class Context:
@@ -59,7 +53,7 @@ class Context:
         self.path = path
         self.subs = {
             "%test-image": args.test_image, "%model-image": args.model_image, "%presets": os.path.join(ROOT, "presets"),
-            "%data": os.path.join(ROOT, "data"), "%gstackc": os.path.join(os.path.dirname(os.path.abspath(args.gpu_stack)), "gstackc"),
+            "%data": os.path.join(ROOT, "data"), "%gpu-stack": os.path.abspath(args.gpu_stack), "%gstackc": os.path.join(os.path.dirname(os.path.abspath(args.gpu_stack)), "gstackc"),
             "%t": tmp,
         }
         self.out = self.err = None
@@ -69,181 +63,32 @@ class Context:
         self.env = {}
         self.normalizers = []
         self.labelled = {}
+        self.timeout = None
 
     def substitute(self, text):
         for key in sorted(self.subs, key=len, reverse=True):
             text = text.replace(key, self.subs[key])
-        return text
+        # %xNN is the character with that hex code (a control character a case feeds in or looks for).
+        text = re.sub(r"%x([0-9a-fA-F]{2})", lambda m: chr(int(m.group(1), 16)), text)
+        # %{label:path} is a value of a labelled run's JSON (%{path}: the last stdout's), innermost first.
+        while True:
+            m = re.search(r"%\{([^{}]*)\}", text)
+            if not m:
+                return text
+            values = reference(self, m.group(1))
+            if len(values) != 1 or isinstance(values[0], (list, dict)):
+                raise CaseError(f"%{{{m.group(1)}}} is not one value: {values!r}")
+            value = values[0] if isinstance(values[0], str) else json.dumps(values[0])
+            text = text[:m.start()] + value + text[m.end():]
 
     def where(self, lineno):
         return f"{os.path.relpath(self.path, ROOT)}:{lineno}"
 
 
-# ---- JSON paths
-
-_STEP = re.compile(r"\.?([^.\[\]]+)|\[([^\]]*)\]")
-
-
-def _steps(path):
-    pos, out = 0, []
-    while pos < len(path):
-        m = _STEP.match(path, pos)
-        if not m:
-            raise CaseError(f"bad JSON path '{path}' at '{path[pos:]}'")
-        out.append(("key", m.group(1)) if m.group(1) is not None else ("index", m.group(2)))
-        pos = m.end()
-    return out
-
-
-def _literal(text):
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
-
-
-def select(doc, path):
-    """The values at path: a list (one element unless the path has [*])."""
-    fn = re.fullmatch(r"(len|sum|keys)\((.*)\)", path)
-    if fn:
-        values = select(doc, fn.group(2))
-        if fn.group(1) == "len":
-            return [len(v) for v in values]
-        if fn.group(1) == "keys":
-            return [sorted(v) for v in values]
-        return [sum(v.values()) if isinstance(v, dict) else sum(v) for v in values] if len(values) == 1 else [sum(values)]
-    nodes = [doc]
-    for kind, arg in _steps(path):
-        nxt = []
-        for node in nodes:
-            if kind == "key":
-                if isinstance(node, dict) and arg in node:
-                    nxt.append(node[arg])
-                elif arg == "*" and isinstance(node, dict):
-                    nxt.extend(node.values())
-                else:
-                    raise CaseError(f"no key '{arg}' at path '{path}'")
-            elif arg == "*":
-                nxt.extend(node if isinstance(node, list) else node.values())
-            elif "=" in arg:
-                every = arg.startswith("?")
-                key, want = arg.lstrip("?").split("=", 1)
-                want = _literal(want)
-                hit = [e for e in node if isinstance(e, dict) and e.get(key) == want]
-                if not hit:
-                    raise CaseError(f"no element with {key} = {want!r} at path '{path}'")
-                nxt.extend(hit if every else hit[:1])
-            else:
-                try:
-                    nxt.append(node[int(arg)])
-                except (IndexError, ValueError, TypeError, KeyError):
-                    raise CaseError(f"no element [{arg}] at path '{path}'")
-        nodes = nxt
-    return nodes
-
-
-def _close(actual, expected, rel=None, abs_tol=None):
-    if not isinstance(actual, (int, float)) or isinstance(actual, bool):
-        return False
-    if abs_tol is not None:
-        return abs(actual - expected) <= abs_tol
-    scale = max(abs(actual), abs(expected))
-    return scale == 0 or abs(actual - expected) / scale <= (DEFAULT_REL if rel is None else rel)
-
-
-def _compare(op, actual, expected, tol):
-    if op == "=":
-        return actual == expected
-    if op == "!=":
-        return actual != expected
-    if op == "~":
-        return _close(actual, expected, **tol)
-    if op == "contains":
-        return expected in actual
-    if op == "!contains":
-        return expected not in actual
-    if op == "startswith":
-        return isinstance(actual, str) and actual.startswith(expected)
-    ops = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
-    if op in ops:
-        return isinstance(actual, (int, float)) and ops[op](actual, expected)
-    raise CaseError(f"unknown operator '{op}'")
-
-
-_JSON_CHECK = re.compile(r"(\S+)\s+(?:(all|any)\s+)?(=|!=|<=|>=|<|>|~|!contains|contains|startswith|all=|any="
-                         r"|sorted-desc-abs|sorted-desc|sorted)(?:\s+(.*))?$")
-
-
-def arithmetic(text):
-    """A number written as arithmetic (`=5200 * 1.5 / 3.6e9 * 100`), so a case shows how it is derived."""
-    import ast
-    import operator
-    ops = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
-           ast.Pow: operator.pow, ast.USub: operator.neg}
-
-    def value(node):
-        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
-            return node.value
-        if isinstance(node, ast.BinOp) and type(node.op) in ops:
-            return ops[type(node.op)](value(node.left), value(node.right))
-        if isinstance(node, ast.UnaryOp) and type(node.op) in ops:
-            return ops[type(node.op)](value(node.operand))
-        raise CaseError(f"'{text}' is not plain arithmetic")
-    try:
-        return value(ast.parse(text.strip(), mode="eval").body)
-    except SyntaxError:
-        raise CaseError(f"'{text}' is not plain arithmetic")
-
-
-def json_check(ctx, text):
-    m = _JSON_CHECK.match(text)
-    if not m:
-        raise CaseError(f"expected 'JSON path op value', got '{text}'")
-    path, quantifier, op, rhs = m.groups()
-    rhs = rhs or ""
-    if op in ("all=", "any="):
-        quantifier, op = op[:3], "="
-    tol = {}
-    tm = re.fullmatch(r"(.*?)\s+(rel|abs)\s+(\S+)", rhs) if op == "~" else None
-    if tm:
-        rhs = tm.group(1)
-        tol = {"rel": float(tm.group(3))} if tm.group(2) == "rel" else {"abs_tol": float(tm.group(3))}
-    try:
-        doc = json.loads(ctx.out)
-    except ValueError as e:
-        raise CaseError(f"stdout is not JSON ({e}):\n{ctx.out}")
-    if rhs.startswith("@"):
-        expected = select(doc, rhs[1:])
-        expected = expected[0] if len(expected) == 1 else expected
-    elif rhs.startswith("="):
-        expected = arithmetic(rhs[1:])
-    else:
-        expected = _literal(rhs)
-    values = select(doc, path)
-    if op.startswith("sorted"):
-        key = abs if op.endswith("-abs") else None
-        if values != sorted(values, key=key, reverse="desc" in op):
-            raise CaseError(f"{path} is not in {'descending' if 'desc' in op else 'ascending'} order: {values!r}")
-        return
-    if quantifier:
-        hits = [_compare(op, v, expected, tol) for v in values]
-        ok = bool(values) and (all(hits) if quantifier == "all" else any(hits))
-        if not ok:
-            raise CaseError(f"{path} {quantifier} {op} {expected!r}: values are {values!r}")
-        return
-    if len(values) != 1:
-        if (op == "=" and isinstance(expected, list)) or op in ("contains", "!contains"):
-            values = [values]  # a [*] path as one list: compared whole, or searched for a member
-        else:
-            raise CaseError(f"{path} selects {len(values)} values; use all/any, or compare with a list")
-    if not _compare(op, values[0], expected, tol):
-        raise CaseError(f"{path} = {values[0]!r}, expected {op} {expected!r}" + (f" ({tol})" if tol else ""))
-
-
 # ---- running a case
 
 def run(ctx, image, argv):
-    cmd = [ctx.args.gpu_stack, *argv]
+    cmd = [ctx.subs["%gstackc"] if image == "gstackc" else ctx.args.gpu_stack, *argv]
     if image == "test":
         cmd += ["--image", ctx.args.test_image]
     elif image == "model":
@@ -253,7 +98,11 @@ def run(ctx, image, argv):
         env.pop(key, None)
     env.update(ctx.env)
     ctx.env = {}
-    p = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
+    limit, ctx.timeout = ctx.timeout, None
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT, timeout=limit)
+    except subprocess.TimeoutExpired:
+        raise CaseError(f"{' '.join(cmd)}: did not finish within {limit} s")
     ctx.out, ctx.err, ctx.rc, ctx.cmd = p.stdout, p.stderr, p.returncode, cmd
     ctx.exit_checked = False
 
@@ -300,8 +149,9 @@ def run_case(args, path):
             if not line or line.startswith("#"):
                 continue
             word, _, rest = line.partition(" ")
-            rest = ctx.substitute(rest.strip())
+            # Text to look for keeps its spaces: everything after the directive and one space.
             try:
+                rest = ctx.substitute(raw.lstrip()[len(word) + 1:] if word in _TEXT_CHECKS else rest.strip())
                 if word == "FILE":
                     body = []
                     while i < len(lines) and lines[i].strip() != "END":
@@ -320,21 +170,62 @@ def run_case(args, path):
                     continue
                 if word == "DIR":
                     folder, _, names = rest.partition(" = ")
-                    found = sorted(os.listdir(folder))
-                    if found != sorted(names.split()):
-                        raise CaseError(f"{folder} holds {found}, expected {sorted(names.split())}")
+                    check_listing(folder, names.split())
+                    continue
+                if word == "LET":
+                    # LET name arithmetic: a number derived from earlier outputs, checked as `JSON @name:. ~ X`.
+                    name, _, expr = rest.partition(" ")
+                    if not re.fullmatch(r"\w+", name):
+                        raise CaseError(f"expected 'LET name arithmetic', got '{rest}'")
+                    ctx.labelled[name] = json.dumps(arithmetic(ctx, expr.lstrip("=")))
+                    continue
+                if word == "CAPTURE":
+                    # CAPTURE name regex: the first group of the regex's first match in stdout, a number where it
+                    # reads as one, for checks such as `JSON @name:. ~ =@value / 1e-6 rel 5e-7`.
+                    name, _, pattern = rest.partition(" ")
+                    if ctx.rc is None:
+                        raise CaseError("CAPTURE before any RUN")
+                    found = re.search(pattern, normalised(ctx, ctx.out), re.M)
+                    if not found or found.lastindex is None:
+                        raise CaseError(f"no match of /{pattern}/ (with a group) in stdout:\n{ctx.out}")
+                    try:
+                        ctx.labelled[name] = json.dumps(float(found.group(1)))
+                    except ValueError:
+                        ctx.labelled[name] = json.dumps(found.group(1))
+                    continue
+                if word == "ABSENT":
+                    if os.path.lexists(rest):
+                        raise CaseError(f"{rest} exists")
                     continue
                 if word == "NORMALIZE":
                     pattern, _, repl = rest.partition(" => ")
                     ctx.normalizers.append((pattern if pattern != ctx.tmp else re.escape(pattern), repl))
                     continue
-                m = re.fullmatch(r"RUN(?:\[(test|model|none)\])?(?:@(\w+))?", word)
+                m = re.fullmatch(r"RUN(?:\[(test|model|none|gstackc)\])?(?:@(\w+))?", word)
                 if m:
                     if not ctx.exit_checked:
                         check_exit(ctx, 0)
                     run(ctx, m.group(1) or "test", shlex.split(rest))
                     if m.group(2):
                         ctx.labelled[m.group(2)] = ctx.out
+                    continue
+                m = re.fullmatch(r"READ(-CSV|-JSONL)?(?:@(\w+))?", word)
+                if m:
+                    # Later checks read this file's text as if it were the last RUN's stdout; a labelled READ may
+                    # come before any RUN (data a later RUN line uses through %{label:path}).
+                    if ctx.rc is None and not m.group(2):
+                        raise CaseError("READ before any RUN (label it, READ@name, to load data for later lines)")
+                    if not ctx.exit_checked:
+                        check_exit(ctx, 0)
+                    text = read_file(ctx, rest, m.group(1))
+                    if m.group(2):
+                        ctx.labelled[m.group(2)] = text
+                    if ctx.rc is not None:
+                        ctx.out = text
+                    continue
+                if word == "TIMEOUT":
+                    # the next RUN must finish within this many seconds (a guard against a hang)
+                    ctx.timeout = float(rest)
                     continue
                 if word == "SH":
                     if not ctx.exit_checked:
@@ -350,28 +241,23 @@ def run_case(args, path):
                     continue
                 if not ctx.exit_checked:
                     check_exit(ctx, 0)
-                if word == "READ":
-                    # Later checks read this file's text as if it were the last RUN's stdout.
-                    try:
-                        with open(rest) as f:
-                            ctx.out = f.read()
-                    except OSError as e:
-                        raise CaseError(f"cannot read {rest}: {e.strerror}")
-                    continue
                 if word == "SAME":
-                    if ctx.out != ctx.labelled.get(rest):
+                    if rest not in ctx.labelled:
+                        raise CaseError(f"no RUN@{rest} or READ@{rest} before this line")
+                    if normalised(ctx, ctx.out) != normalised(ctx, ctx.labelled[rest]):
                         raise CaseError(f"stdout differs from that of RUN@{rest}")
                     continue
-                if word in ("CHECK-RE", "CHECK-NOT-RE"):
-                    text = normalised(ctx, ctx.out)
+                if word in ("CHECK-RE", "CHECK-NOT-RE", "CHECK-ERR-RE", "CHECK-ERR-NOT-RE"):
+                    stream = "stderr" if word.startswith("CHECK-ERR") else "stdout"
+                    text = normalised(ctx, ctx.err if stream == "stderr" else ctx.out)
                     found = re.search(rest, text, re.M) is not None
-                    if found == (word == "CHECK-NOT-RE"):
-                        raise CaseError(f"{'unexpected' if found else 'no'} match of /{rest}/ in stdout:\n{text}")
-                elif word in ("CHECK", "CHECK-ERR", "CHECK-NOT"):
-                    text = normalised(ctx, ctx.err if word == "CHECK-ERR" else ctx.out)
-                    found = rest.replace("\\n", "\n").replace("\\t", "\t") in text
-                    if found == (word == "CHECK-NOT"):
-                        stream = "stderr" if word == "CHECK-ERR" else "stdout"
+                    if found == ("-NOT-" in word):
+                        raise CaseError(f"{'unexpected' if found else 'no'} match of /{rest}/ in {stream}:\n{text}")
+                elif word in _TEXT_CHECKS:
+                    stream = "stderr" if word.startswith("CHECK-ERR") else "stdout"
+                    text = normalised(ctx, ctx.err if stream == "stderr" else ctx.out)
+                    found = unescape(rest) in text
+                    if found == word.endswith("-NOT"):
                         raise CaseError(f"{'unexpected' if found else 'missing'} {rest!r} in {stream}:\n{text}")
                 elif word == "GOLDEN":
                     golden(ctx, rest)
@@ -385,6 +271,62 @@ def run_case(args, path):
             raise CaseError(f"{ctx.where(1)}: the case runs nothing")
         if not ctx.exit_checked:
             check_exit(ctx, 0)
+
+
+def unescape(text):
+    """\\n and \\t in a CHECK's text are a newline and a tab; \\\\ is one backslash; any other backslash stays."""
+    return re.sub(r"\\([\\nt])", lambda m: {"n": "\n", "t": "\t", "\\": "\\"}[m.group(1)], text)
+
+
+_TEXT_CHECKS = ("CHECK", "CHECK-ERR", "CHECK-NOT", "CHECK-ERR-NOT")
+
+
+def check_listing(folder, patterns):
+    """The folder holds exactly one entry per pattern (a name, or a glob such as E004-*.json)."""
+    import fnmatch
+    found = sorted(os.listdir(folder))
+    unmatched = [p for p in patterns if not fnmatch.filter(found, p)]
+    stray = [f for f in found if not any(fnmatch.fnmatch(f, p) for p in patterns)]
+    if unmatched or stray or len(found) != len(patterns):
+        raise CaseError(f"{folder} holds {found}, expected {sorted(patterns)}")
+
+
+def read_file(ctx, rest, form):
+    """A file's text (`@path` names the file by a value of the last stdout's JSON); a CSV is read as a JSON list
+    of its data rows, each an object keyed by the header, a cell that is a number becoming one, so JSON checks
+    reach it (`JSON [0]."econ.run.power_cost[USD]" ~ 2.1667e-4`)."""
+    path = rest
+    if rest.startswith("@"):
+        values = reference(ctx, rest[1:])
+        if len(values) != 1 or not isinstance(values[0], str):
+            raise CaseError(f"{rest} does not name one file: {values!r}")
+        path = values[0]
+    try:
+        with open(path, newline="" if form == "-CSV" else None) as f:
+            text = f.read()
+    except OSError as e:
+        raise CaseError(f"cannot read {path}: {e.strerror}")
+    if form == "-JSONL":
+        # JSON lines: one document per line, read as a list of them
+        try:
+            return json.dumps([json.loads(line) for line in text.splitlines() if line.strip()])
+        except ValueError as e:
+            raise CaseError(f"{path} is not JSON lines ({e})")
+    if form != "-CSV":
+        return text
+    import csv
+    import io
+
+    def cell(value):
+        try:
+            number = json.loads(value)
+        except ValueError:
+            return value
+        return number if isinstance(number, (int, float)) and not isinstance(number, bool) else value
+    rows = list(csv.reader(io.StringIO(text)))
+    if not rows:
+        raise CaseError(f"{path} has no header row")
+    return json.dumps([dict(zip(rows[0], (cell(c) for c in row))) for row in rows[1:]])
 
 
 def case_files(directory):
