@@ -45,7 +45,7 @@ def test_assign_numbers_follow_the_cli_rule(cli):
     b = gpu_stack.resolve("econ.cost.per_token", preset=FIXTURE, assign=["econ.job.capex_rate=0 USD/s", "par.n_gpus=8"])
     ref = cli.json("resolve", "econ.cost.per_token", "--preset", FIXTURE, "--assign", "econ.job.capex_rate=0", "--assign", "par.n_gpus=8")
     assert a.value == b.value == ref["value"]
-    close(a.value, 7.8e-11, rel=1e-9)  # by hand in tests/cli/cases_uq.py: only the power cost is left
+    close(a.value, 7.8e-11, rel=1e-9)  # by hand in tests/cli/cases/sweep_jit_matches_resolve.test: only the power cost is left
 
 
 def test_missing_inputs_are_reported_not_defaulted():
