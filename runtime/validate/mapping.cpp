@@ -160,18 +160,25 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
   RunRow row = stated;
   std::vector<std::string> facts;
   const std::string family = normalise_hardware_name(stated.get("model_family")), model_name = normalise_hardware_name(stated.get("model")),
-                    notes = normalise_hardware_name(stated.get("notes"));
+                    framework = normalise_hardware_name(stated.get("framework")), notes = normalise_hardware_name(stated.get("notes"));
   auto all_in = [](const std::vector<std::string>& want, const std::string& text) {
     return std::all_of(want.begin(), want.end(), [&](const std::string& x) { return text.find(x) != std::string::npos; });
   };
   for (const auto& f : M.model_facts) {
     if (!f.family.empty() && (family.empty() || !all_in(f.family, family))) continue;
-    if (!all_in(f.model, model_name) || !all_in(f.notes, notes)) continue;
-    for (const auto& [col, v] : f.cells)
-      if (!row.has(col)) {
-        row.cells[col] = v;
-        facts.push_back(col + " not given: " + v + " from " + f.source);
+    if (!all_in(f.model, model_name) || !all_in(f.framework, framework) || !all_in(f.notes, notes)) continue;
+    for (const auto& [col, v] : f.cells) {
+      if (row.has(col)) continue;
+      std::string value = v, shown = v;
+      if (v.front() == '{') {  // the row's own cell of another column ("{pp}")
+        const std::string other = v.substr(1, v.size() - 2);
+        if (!row.has(other)) continue;
+        value = row.get(other);
+        shown = value + " (the row's " + other + ")";
       }
+      row.cells[col] = value;
+      facts.push_back(col + " not given: " + shown + " from " + f.source);
+    }
   }
   auto V = [&](const char* role) -> const std::string& { return M.var(role); };
   RowScenario s;

@@ -205,14 +205,21 @@ MappingTable parse_mapping_table(const std::string& text, const std::string& pat
   });
   each_rule(path, doc, "model_facts", [&](const toml::node& n, const toml::table& r) {
     ModelFact f;
-    reject_unknown(path, r, {"family", "model", "notes", "cells", "source"}, "[[model_facts]]");
+    reject_unknown(path, r, {"family", "model", "framework", "notes", "cells", "source"}, "[[model_facts]]");
     f.family = match_texts_of(path, r, "family");
     f.model = match_texts_of(path, r, "model");
+    f.framework = match_texts_of(path, r, "framework");
     f.notes = match_texts_of(path, r, "notes");
     const toml::node* cells = r.get("cells");
-    if ((f.family.empty() && f.notes.empty()) || !cells || !cells->is_table())
-      fail(path, n, "a [[model_facts]] entry needs 'family' or 'notes', and a 'cells' table");
-    for (const auto& [k, v] : *cells->as_table()) f.cells[std::string(k.str())] = text_of(path, v, "cells." + std::string(k.str()));
+    if ((f.family.empty() && f.notes.empty() && f.framework.empty()) || !cells || !cells->is_table())
+      fail(path, n, "a [[model_facts]] entry needs 'family', 'framework' or 'notes', and a 'cells' table");
+    for (const auto& [k, v] : *cells->as_table()) {
+      const std::string value = text_of(path, v, "cells." + std::string(k.str()));
+      const bool ref = value.size() > 2 && value.front() == '{' && value.back() == '}';
+      if (value.find_first_of("{}") != std::string::npos && (!ref || value.find_first_of("{}", 1) != value.size() - 1))
+        fail(path, v, "cells." + std::string(k.str()) + " = '" + value + "': a reference to another column is written {column}");
+      f.cells[std::string(k.str())] = value;
+    }
     const toml::node* src = r.get("source");
     if (!src) fail(path, n, "a [[model_facts]] entry needs a source");
     f.source = text_of(path, *src, "source");

@@ -47,12 +47,16 @@ struct FitParameterSpec {
   std::string why;
 };
 
-// Cells a named model's published configuration states (see [[model_facts]] in mapping.toml).
+// Cells a named model's published configuration states, or the defaults of the framework version a row
+// names (see [[model_facts]] in mapping.toml).
 struct ModelFact {
   std::vector<std::string> family;           // normalised strings that must all appear in the `model_family` column
   std::vector<std::string> model;            // ... and in the `model` column
+  std::vector<std::string> framework;        // ... and in the `framework` column (that version's shipped defaults)
   std::vector<std::string> notes;            // ... and in the `notes` column (a setting the source's own notes imply)
-  std::map<std::string, std::string> cells;  // column -> value
+  // column -> value; a value "{col}" is the row's own `col` cell (a default defined by another setting,
+  // such as "as many pipeline micro-batches as pipeline stages"), and the fact is skipped when that cell is empty.
+  std::map<std::string, std::string> cells;
   std::string source;
 };
 
