@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <toml++/toml.h>
@@ -26,6 +27,15 @@ std::string need_text(const toml::table& t, const char* key, const std::string& 
 std::string row_presets_dir(const std::string& path) {
   const toml::table doc = read_toml_file(path);
   return need_text(doc, "row_presets", path);
+}
+
+std::string group_by_column(const std::string& path) {
+  const toml::table doc = read_toml_file(path);
+  return doc.contains("group_by") ? need_text(doc, "group_by", path) : std::string();
+}
+
+ServingSummary summarize(const std::string& group, const std::string& column, const std::vector<double>& apes) {
+  return {group, column, apes.size(), median(apes), mean(apes)};
 }
 
 }  // namespace
@@ -69,7 +79,11 @@ ServingValidation validate_serving(const Registry& reg, const PresetLibrary& lib
   if (!id_col) throw PresetError(runs_path + ":1: the table has no 'id' column");
   ServingValidation v;
   v.runs_path = runs_path;
+  v.group_by = group_by_column(comparisons_path);
+  if (!v.group_by.empty() && !column(v.group_by))
+    throw PresetError(comparisons_path + ": group_by names '" + v.group_by + "', which " + runs_path + " has no column for");
   std::map<std::string, std::vector<double>> apes;
+  std::map<std::string, std::map<std::string, std::vector<double>>> group_apes;  // group value -> column -> APEs
   for (const auto& rec : table.records) {
     auto cell = [&](const std::string& name) -> std::string {
       auto c = column(name);
@@ -109,6 +123,7 @@ ServingValidation validate_serving(const Registry& reg, const PresetLibrary& lib
       ServingMetric m{c.column, *measured, *value / c.unit_scale * factor, 0};
       m.ape = ape(m.predicted, m.measured);
       apes[c.column].push_back(m.ape);
+      if (!v.group_by.empty()) group_apes[cell(v.group_by)][c.column].push_back(m.ape);
       row.metrics.push_back(m);
     }
     if (row.metrics.empty()) row.reason = "modelled, but none of its measured columns can be compared";
@@ -116,7 +131,10 @@ ServingValidation validate_serving(const Registry& reg, const PresetLibrary& lib
   }
   for (const auto& c : comparisons)
     if (auto it = apes.find(c.column); it != apes.end())
-      v.summary.push_back({c.column, it->second.size(), median(it->second), mean(it->second)});
+      v.summary.push_back(summarize("", c.column, it->second));
+  for (const auto& [group, by_column] : group_apes)
+    for (const auto& c : comparisons)
+      if (auto it = by_column.find(c.column); it != by_column.end()) v.by_group.push_back(summarize(group, c.column, it->second));
   return v;
 }
 
@@ -136,6 +154,9 @@ std::string serving_report_text(const ServingValidation& v) {
   for (const auto& s : v.summary)
     out += fmt::format("  {:<14} n {:>3}  median APE {:6.2f} %  mean APE {:6.2f} %\n", s.column, s.n, s.median_ape, s.mean_ape);
   if (v.summary.empty()) out += "  no modelled row has a comparable measurement\n";
+  if (!v.by_group.empty()) out += fmt::format("\nby {} (out of sample):\n", v.group_by);
+  for (const auto& s : v.by_group)
+    out += fmt::format("  {:<16} {:<14} n {:>3}  median APE {:6.2f} %  mean APE {:6.2f} %\n", s.group, s.column, s.n, s.median_ape, s.mean_ape);
   return out;
 }
 
@@ -158,6 +179,12 @@ std::string serving_report_json(const ServingValidation& v) {
   auto summary = nlohmann::ordered_json::object();
   for (const auto& s : v.summary) summary[s.column] = {{"n", s.n}, {"median_ape_percent", s.median_ape}, {"mean_ape_percent", s.mean_ape}};
   j["summary"] = summary;
+  if (!v.group_by.empty()) {
+    auto groups = nlohmann::ordered_json::object();
+    for (const auto& s : v.by_group)
+      groups[s.group][s.column] = {{"n", s.n}, {"median_ape_percent", s.median_ape}, {"mean_ape_percent", s.mean_ape}};
+    j["summary_by"] = {{"column", v.group_by}, {"groups", groups}};
+  }
   return j.dump(2) + "\n";
 }
 

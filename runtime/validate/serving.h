@@ -33,6 +33,7 @@ struct ServingRow {
 };
 
 struct ServingSummary {
+  std::string group;  // the value of the comparisons file's group_by column; empty for all rows
   std::string column;
   size_t n = 0;
   double median_ape = 0, mean_ape = 0;
@@ -42,6 +43,8 @@ struct ServingValidation {
   std::string runs_path;
   std::vector<ServingRow> rows;
   std::vector<ServingSummary> summary;  // one per comparison column that has rows
+  std::string group_by;                 // the CSV column the per-group summaries split on (empty: none)
+  std::vector<ServingSummary> by_group; // one per group value and comparison column that has rows
   std::string sample = "out-of-sample";  // no serving row is used to fit anything
 };
 
