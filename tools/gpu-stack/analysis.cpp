@@ -1,0 +1,89 @@
+// root-debt, verify, scenario-audit and next-work: the model's health and its most decision-relevant gaps
+// (runtime/analysis).
+#include <iostream>
+
+#include "runtime/analysis/audit.h"
+#include "runtime/analysis/next_work.h"
+#include "runtime/analysis/root_debt.h"
+#include "runtime/analysis/scenario.h"
+#include "runtime/analysis/verify.h"
+#include "tools/gpu-stack/commands.h"
+
+namespace gs::cli {
+namespace {
+
+int run_root_debt(const Common& c, const ScenarioInputs& in, gs::RootDebtRequest req) {
+  gs::Registry reg = load_registry(c);
+  if (req.target.empty() && !(in.presets.empty() && in.workloads.empty() && in.assigns.empty() && in.variants.empty()))
+    throw UsageError("a scenario (--preset, --workload, --assign, --variant) ranks inputs by influence on a target; pass --target NAME");
+  gs::PresetLibrary lib = library(reg, c);
+  gs::AnalysisScenario s = gs::load_scenario(reg, lib, presets_dir(c), gs::api::preset_layers(lib, in), in.assigns, in.variants);
+  req.json = c.json;
+  return gs::root_debt_command(reg, s, req, std::cout, std::cerr);
+}
+
+int run_verify(const Common& c, gs::VerifyRequest req) {
+  gs::Registry reg = load_registry(c);
+  req.json = c.json, req.image_path = image_path(c), req.presets_dir = presets_dir(c);
+  return gs::verify_command(reg, req, std::cout, std::cerr);
+}
+
+int run_scenario_audit(const Common& c, gs::AuditRequest req) {
+  gs::Registry reg = load_registry(c);
+  req.json = c.json, req.presets_dir = presets_dir(c);
+  return gs::scenario_audit_command(reg, req, std::cout, std::cerr);
+}
+
+int run_next_work(const Common& c, gs::NextWorkRequest req) {
+  gs::Registry reg = load_registry(c);
+  req.json = c.json, req.presets_dir = presets_dir(c);
+  return gs::next_work_command(reg, req, std::cout, std::cerr);
+}
+
+}  // namespace
+
+void add_analysis_commands(Cli& cli) {
+  struct State {
+    ScenarioInputs scenario;
+    gs::RootDebtRequest debt;
+    gs::VerifyRequest verify;
+    gs::AuditRequest audit;
+    gs::NextWorkRequest work;
+  };
+  auto st = state<State>();
+  const Common& common = cli.common;
+
+  auto* debt = cli.app.add_subcommand("root-debt", "Rank root inputs by blast radius, or by influence on a target under a scenario");
+  debt->add_flag("--families", st->debt.families, "group by family (name prefix) with the heaviest members of each");
+  debt->add_option("--limit", st->debt.limit, "rows or families to show (default 20)")->check(CLI::NonNegativeNumber);
+  debt->add_flag("--include-constraints", st->debt.include_constraints, "let constraints carry dependence too (blast radius)");
+  debt->add_option("--scope", st->debt.scope, "rank only the roots of this system (blast radius and --families)");
+  debt->add_option("--target", st->debt.target, "rank the target's inputs by elasticity under the scenario (missing inputs first)");
+  add_scenario(debt, st->scenario, true);
+  add_common(debt, cli.common);
+  cli.on_parsed(debt, [st, &common] { return run_root_debt(common, st->scenario, st->debt); });
+
+  auto* verify = cli.app.add_subcommand("verify", "Check the model's health: cycles, ids, trivial conditions, constants, presets, image freshness");
+  verify->add_option("--profile", st->verify.profile, "fast (default) or full (adds JIT-versus-GiNaC agreement)")
+      ->check(CLI::IsMember({"fast", "full"}));
+  add_common(verify, cli.common);
+  cli.on_parsed(verify, [st, &common] { return run_verify(common, st->verify); });
+
+  auto* audit = cli.app.add_subcommand("scenario-audit", "For every preset: source, assignments, targets' status and missing families");
+  audit->add_option("--preset", st->audit.presets, "audit only this preset (repeatable)")->allow_extra_args(false);
+  audit->add_option("--target", st->audit.targets, "[LABEL=]NAME: audit this target instead of each preset's own")->allow_extra_args(false);
+  audit->add_flag("--missing-families", st->audit.missing_families, "list the families of missing inputs");
+  audit->add_flag("--fail-on-issues", st->audit.fail_on_issues, "exit 1 when a preset has issues or does not load");
+  add_common(audit, cli.common);
+  cli.on_parsed(audit, [st, &common] { return run_scenario_audit(common, st->audit); });
+
+  auto* work = cli.app.add_subcommand("next-work", "Ranked list of the most decision-relevant gaps: blockers, unsourced influential inputs");
+  work->add_option("--preset", st->work.preset, "scenario to weigh inputs under (default: default, else the dense fixture)");
+  work->add_option("--target", st->work.targets, "headline target (repeatable; default: econ.cost.per_token, else the preset's targets)")->allow_extra_args(false);
+  work->add_option("--limit", st->work.limit, "items to show (default 10)")->check(CLI::NonNegativeNumber);
+  work->add_option("--runs", st->work.runs_path, "published runs (CSV) to validate; list the largest residuals");
+  add_common(work, cli.common);
+  cli.on_parsed(work, [st, &common] { return run_next_work(common, st->work); });
+}
+
+}  // namespace gs::cli

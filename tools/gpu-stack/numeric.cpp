@@ -1,0 +1,70 @@
+// sweep, uncertainty and sensitivity: a target evaluated over many points (a grid, Monte Carlo samples,
+// a Sobol design) by the compiled cone. These split their rows across MPI ranks (runtime/dist).
+#include <iostream>
+
+#include "runtime/memory_fit.h"
+#include "runtime/uq/commands.h"
+#include "runtime/uq/uncertainty.h"
+#include "tools/gpu-stack/commands.h"
+
+namespace gs::cli {
+namespace {
+
+int run_sweep(const Common& c, const ScenarioInputs& in, gs::SweepRequest req) {
+  gs::Registry reg = load_registry(c);
+  gs::ScenarioPoint s = gs::api::build_scenario(reg, library(reg, c), in);
+  req.json = c.json;
+  req.progress = !c.json;
+  req.fit = gs::load_memory_fit_check(reg, library(reg, c).dir());
+  return gs::sweep_command(reg, s, req, std::cout, std::cerr);
+}
+
+int run_sampling(const Common& c, const ScenarioInputs& in, gs::SamplingRequest req, bool sobol) {
+  gs::Registry reg = load_registry(c);
+  gs::ScenarioPoint s = gs::api::build_scenario(reg, library(reg, c), in);
+  req.json = c.json;
+  return sobol ? gs::sensitivity_command(reg, s, req, std::cout, std::cerr) : gs::uncertainty_command(reg, s, req, std::cout, std::cerr);
+}
+
+}  // namespace
+
+void add_numeric_commands(Cli& cli) {
+  struct State {
+    ScenarioInputs scenario;
+    gs::SweepRequest sweep;
+    gs::SamplingRequest sampling;
+  };
+  auto st = state<State>();
+  const Common& common = cli.common;
+  const auto always = [] { return true; };
+
+  auto* sweep = cli.app.add_subcommand("sweep", "Evaluate targets over a grid (or zipped lists) of inputs with the JIT");
+  sweep->add_option("targets", st->sweep.targets, "variables to compute")->required();
+  sweep->add_option("--vary", st->sweep.vary, "NAME=SPEC: a,b,c | lo..hi:n | lo..hi:log:n, optionally followed by a unit")->allow_extra_args(false)->required();
+  sweep->add_flag("--zip", st->sweep.zip, "pair the lists element by element instead of taking the full grid");
+  sweep->add_option("--engine", st->sweep.engine, "jit (default) or ginac (the exact reference evaluator)")->check(CLI::IsMember({"jit", "ginac"}));
+  sweep->add_option("--threads", st->sweep.threads, "worker threads (default: all cores)")->check(thread_range());
+  sweep->add_option("--out", st->sweep.out_path, "write every point to FILE.csv or FILE.json (SI units), atomically");
+  add_scenario(sweep, st->scenario, true);
+  add_common(sweep, cli.common);
+  cli.on_parsed(sweep, [st, &common] { return run_sweep(common, st->scenario, st->sweep); }, always);
+
+  st->sampling.samples = 100000;
+  auto* uncertainty = cli.app.add_subcommand("uncertainty", "Propagate the preset's uncertain inputs to a target by Monte Carlo");
+  auto* sensitivity = cli.app.add_subcommand("sensitivity", "Sobol first- and total-order indices of a target over the uncertain inputs");
+  for (auto* cmd : {uncertainty, sensitivity}) {
+    cmd->add_option("target", st->sampling.target, "variable to study")->required();
+    cmd->add_option("--samples", st->sampling.samples, "Monte Carlo samples (sensitivity: base samples N, N*(k+2) evaluations)")
+        ->check(CLI::Range(size_t(1), gs::kMaxSamples));
+    cmd->add_option("--seed", st->sampling.seed, "random seed (default 1)");
+    cmd->add_option("--threads", st->sampling.threads, "worker threads (default: all cores)")->check(thread_range());
+    add_scenario(cmd, st->scenario, true);
+    add_common(cmd, cli.common);
+  }
+  uncertainty->add_flag("--streaming", st->sampling.streaming,
+                        "summarise in streaming passes that hold no sample array (automatic above 10^7 samples)");
+  cli.on_parsed(uncertainty, [st, &common] { return run_sampling(common, st->scenario, st->sampling, false); }, always);
+  cli.on_parsed(sensitivity, [st, &common] { return run_sampling(common, st->scenario, st->sampling, true); }, always);
+}
+
+}  // namespace gs::cli

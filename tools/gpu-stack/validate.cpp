@@ -1,0 +1,75 @@
+// validate and calibrate: the model against published training runs (and, with --serving, serving
+// measurements), and the fit of its shared efficiency parameters.
+#include <filesystem>
+#include <iostream>
+
+#include "runtime/validate/calibrate.h"
+#include "runtime/validate/serving.h"
+#include "runtime/validate/validate.h"
+#include "tools/gpu-stack/commands.h"
+
+namespace gs::cli {
+namespace {
+
+int run_validate(const Common& c, gs::validate::ValidateOptions opt) {
+  gs::Registry reg = load_registry(c);
+  opt.json = c.json;
+  return gs::validate::validate_command(reg, library(reg, c), opt, std::cout, std::cerr);
+}
+
+// Serving rows: exit 0 with the report, 2 on bad input. The default table is the source tree's.
+int run_validate_serving(const Common& c, std::string runs) {
+  gs::Registry reg = load_registry(c);
+  if (runs.empty()) runs = (std::filesystem::path(presets_dir(c)).parent_path() / "data" / "serving" / "serving-runs.csv").string();
+  auto v = gs::validate::validate_serving(reg, library(reg, c), presets_dir(c), runs);
+  std::cout << (c.json ? gs::validate::serving_report_json(v) : gs::validate::serving_report_text(v));
+  return 0;
+}
+
+int run_calibrate(const Common& c, gs::validate::CalibrateOptions opt) {
+  gs::Registry reg = load_registry(c);
+  opt.json = c.json;
+  return gs::validate::calibrate_command(reg, library(reg, c), opt, std::cout, std::cerr);
+}
+
+}  // namespace
+
+void add_validate_commands(Cli& cli) {
+  struct State {
+    gs::validate::ValidateOptions validate;
+    double max_median_ape = -1;
+    bool serving = false;
+    gs::validate::CalibrateOptions calibrate;
+  };
+  auto st = state<State>();
+  const Common& common = cli.common;
+
+  auto* validate = cli.app.add_subcommand("validate", "Predict published training runs (a CSV like data/runs/calibration-runs.csv) and report the errors");
+  validate->add_option("--runs", st->validate.runs_paths, "CSVs of published runs (default: data/runs/calibration-runs.csv and calibration-supplement.csv; with --serving: data/serving/serving-runs.csv)");
+  validate->add_flag("--serving", st->serving,
+                     "validate the serving model against published serving measurements (rows with a preset serving/validate/<id>)");
+  validate->add_option("--cross-validate", st->validate.cross_validate, "'family': fit on every source family but one, predict the one left out, for each in turn")
+      ->check(CLI::IsMember({"family"}));
+  validate->add_flag("!--no-search", st->validate.search, "keep the defaults (micro-batch 1, no interleaving, no recomputation) for unstated settings");
+  validate->add_option("--max-median-ape", st->max_median_ape, "exit 1 when the tier-A throughput median APE (percent) exceeds this")
+      ->check(CLI::NonNegativeNumber);
+  add_common(validate, cli.common);
+  cli.on_parsed(validate, [st, &common] {
+    if (st->serving) {
+      if (st->validate.runs_paths.size() > 1) throw UsageError("validate --serving reads one --runs table");
+      return run_validate_serving(common, st->validate.runs_paths.empty() ? "" : st->validate.runs_paths.front());
+    }
+    if (st->max_median_ape >= 0) st->validate.max_median_ape = st->max_median_ape;
+    return run_validate(common, st->validate);
+  });
+
+  auto* calibrate = cli.app.add_subcommand("calibrate", "Fit the shared efficiency parameters to the tier-A throughput of published runs");
+  calibrate->add_option("--runs", st->calibrate.runs_paths, "CSVs of published runs (default: data/runs/calibration-runs.csv and calibration-supplement.csv)");
+  calibrate->add_option("--out", st->calibrate.out_path, "preset file to write (e.g. presets/calibration/fitted.toml); default: print it");
+  calibrate->add_flag("--force", st->calibrate.force, "replace the --out file when it exists (refused otherwise)");
+  calibrate->add_option("--param", st->calibrate.params, "variable to fit (repeatable; default: the documented shared set)")->allow_extra_args(false);
+  add_common(calibrate, cli.common);
+  cli.on_parsed(calibrate, [st, &common] { return run_calibrate(common, st->calibrate); });
+}
+
+}  // namespace gs::cli
