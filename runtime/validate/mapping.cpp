@@ -319,8 +319,9 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
 
   // ---- hardware and precision ---------------------------------------------------------------------------
   const auto year = source_year(row);
-  auto hw = match_hardware(M, row.get("hardware"));
-  if (!hw) return fail(row.has("hardware") ? "no hardware preset matches '" + row.get("hardware") + "'" : "the row names no hardware");
+  const HardwareRule* hw_rule = match_hardware_rule(M, row.get("hardware"));
+  if (!hw_rule) return fail(row.has("hardware") ? "no hardware preset matches '" + row.get("hardware") + "'" : "the row names no hardware");
+  const std::optional<std::string> hw = hw_rule->preset;
   if (auto problem = preset_problem(lib, *hw); !problem.empty())
     return fail(problem == "missing" ? "hardware '" + row.get("hardware") + "' maps to preset " + *hw + ", which does not exist yet"
                                      : "hardware preset " + *hw + " does not load: " + problem);
@@ -396,6 +397,19 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
     if (!parsed.missing.empty()) return fail("mixture-of-experts row: " + parsed.missing);
     moe_shape = parsed.shape;
     s.presets.push_back(M.preset("moe"));
+    // The part's measured grouped-GEMM rate, in the row's precision when the part has it measured there.
+    if (!hw_rule->moe.empty()) {
+      std::string p = hw_rule->moe;
+      if (prec != Precision::BF16 && prec != Precision::FP16) {
+        if (const std::string q = p + "_" + precision_key(prec); preset_problem(lib, q) != "missing") p = q;
+        else note(std::string("grouped GEMMs at the share of ") + p + " (measured in 16-bit precision): no " + precision_key(prec) + " grouped-GEMM measurement for this part");
+      }
+      if (auto problem = preset_problem(lib, p); !problem.empty())
+        return fail(problem == "missing" ? "hardware '" + row.get("hardware") + "' names grouped-GEMM preset " + p + ", which does not exist"
+                                         : "grouped-GEMM preset " + p + " does not load: " + problem);
+      s.presets.push_back(p);
+      note("routed experts' grouped GEMMs at the part's measured grouped-kernel rate (" + p + ")");
+    }
     s.assign[V("n_moe_layers")] = moe_shape->moe_layers;
     s.assign[V("n_experts")] = moe_shape->experts;
     s.assign[V("active_experts")] = moe_shape->top_k;

@@ -146,7 +146,8 @@ MappingTable parse_mapping_table(const std::string& text, const std::string& pat
     rule.preset = text_of(path, *p, "preset");
     rule.all = match_texts_of(path, r, "all");
     rule.none = match_texts_of(path, r, "none");
-    reject_unknown(path, r, {"preset", "all", "none"}, "[[hardware]]");
+    if (const toml::node* m = r.get("moe")) rule.moe = text_of(path, *m, "moe");
+    reject_unknown(path, r, {"preset", "all", "none", "moe"}, "[[hardware]]");
     if (rule.all.empty()) fail(path, n, "a [[hardware]] rule needs at least one string in 'all'");
     t.hardware.push_back(std::move(rule));
   });
@@ -283,12 +284,17 @@ std::vector<const ScheduleRule*> match_schedules(const MappingTable& t, const st
   return out;
 }
 
-std::optional<std::string> match_hardware(const MappingTable& t, const std::string& hardware_text) {
+const HardwareRule* match_hardware_rule(const MappingTable& t, const std::string& hardware_text) {
   const std::string s = normalise_hardware_name(hardware_text);
-  if (s.empty()) return std::nullopt;
+  if (s.empty()) return nullptr;
   auto has = [&](const std::string& x) { return s.find(x) != std::string::npos; };
   for (const auto& r : t.hardware)
-    if (std::all_of(r.all.begin(), r.all.end(), has) && std::none_of(r.none.begin(), r.none.end(), has)) return r.preset;
+    if (std::all_of(r.all.begin(), r.all.end(), has) && std::none_of(r.none.begin(), r.none.end(), has)) return &r;
+  return nullptr;
+}
+
+std::optional<std::string> match_hardware(const MappingTable& t, const std::string& hardware_text) {
+  if (const HardwareRule* r = match_hardware_rule(t, hardware_text)) return r->preset;
   return std::nullopt;
 }
 

@@ -15,6 +15,9 @@ struct HardwareRule {
   std::string preset;
   std::vector<std::string> all;   // every one of these must appear in the normalised text
   std::vector<std::string> none;  // none of these may appear
+  // Mixture-of-experts rows on this part also layer this preset (the part's measured grouped-GEMM rate), or
+  // its `_<precision>` sibling when the row's precision has one; empty when nothing is measured.
+  std::string moe;
 };
 
 // How a stated `act_recompute` cell is read (see [[recompute]] in mapping.toml): the first rule whose
@@ -116,5 +119,7 @@ const RecomputeRule* match_recompute(const MappingTable& t, const std::string& c
 std::vector<const ScheduleRule*> match_schedules(const MappingTable& t, const std::string& text);
 // The preset of the first rule that matches, or nothing.
 std::optional<std::string> match_hardware(const MappingTable& t, const std::string& hardware_text);
+// The first rule that matches, or nullptr.
+const HardwareRule* match_hardware_rule(const MappingTable& t, const std::string& hardware_text);
 
 }  // namespace gs::validate
