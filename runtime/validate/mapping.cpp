@@ -302,7 +302,7 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
     std::vector<std::string> missing;
     for (const char* col : {"layers", "hidden", "heads", "seq_len", "vocab", "gpu_count"})
       if (!row.has(col)) missing.push_back(col);
-    if (!row.has("global_batch_seqs") && !row.has("global_batch_tokens"))
+    if (!row.has("global_batch_seqs") && !row.has("global_batch_tokens") && !(row.has("micro_batch") && row.has("grad_accum")))
       missing.push_back("global_batch_seqs or global_batch_tokens");
     const std::string z = lower(row.get("zero_fsdp"));
     const bool layout = row.has("tp") || row.has("pp") || row.has("dp") || row.has("cp") || (!z.empty() && z != "no" && z != "none");
@@ -514,9 +514,13 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
       return fail("global batch '" + t + "' is not a number the tool reads (a ramp or a range?)");
     }
   }
-  if (!global) return fail("global batch not given");
   auto micro = c.num("micro_batch");
   auto accum = c.num("grad_accum");
+  if (!global && micro && accum) {  // stated per-GPU micro-batch, accumulation and data-parallel degree
+    global = *micro * *accum * dp;
+    note("global batch not given: micro_batch x grad_accum x dp = " + fmt(*global) + " sequences");
+  }
+  if (!global) return fail("global batch not given");
   if (!micro) {
     if (accum) micro = *global / (*accum * dp);
     else {

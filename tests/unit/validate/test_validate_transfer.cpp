@@ -241,19 +241,19 @@ TEST_CASE("golden: leave-one-family-out cross-validation over all published rows
   MESSAGE("overall: n " << cv.overall.n << ", median " << cv.overall.median_ape << "%, mean " << cv.overall.mean_ape << "%, MFU rule "
                         << cv.overall.baseline_median_ape << "% / " << cv.overall.baseline_mean_ape << "%, coverage " << cv.overall.coverage);
   CHECK(cv.rows_read == 114);
-  // 73 rows with a throughput comparison (TPU v4/v5p/v6e, the MoE rows and torchtitan's 405B pipeline rows
-  // included), nine families.
-  CHECK(cv.overall.n == 73);
+  // 75 rows with a throughput comparison (TPU v4/v5p/v6e, the MoE rows incl. torchao's GB200 Scout rows and
+  // torchtitan's 405B pipeline rows), nine families.
+  CHECK(cv.overall.n == 75);
   CHECK(cv.families.size() == 9);
   // Pinned (docs/calibration.md, round 4): the model beats the constant-MFU rule overall, out of sample
   // (memory-checked search, overlap from the frameworks' schedules; the targets of issue 13, median <= 6% and
   // mean <= 9%, are not met; the 90% intervals cover within the 80-95% target).
-  CHECK(cv.overall.median_ape == doctest::Approx(8.0).epsilon(0.08));
-  CHECK(cv.overall.mean_ape == doctest::Approx(18.4).epsilon(0.08));
+  CHECK(cv.overall.median_ape == doctest::Approx(8.1).epsilon(0.08));
+  CHECK(cv.overall.mean_ape == doctest::Approx(19.3).epsilon(0.08));
   CHECK(cv.overall.baseline_median_ape == doctest::Approx(37.8).epsilon(0.08));
-  CHECK(cv.overall.baseline_mean_ape == doctest::Approx(73.3).epsilon(0.08));
+  CHECK(cv.overall.baseline_mean_ape == doctest::Approx(73.6).epsilon(0.08));
   CHECK(cv.overall.median_ape < cv.overall.baseline_median_ape);
-  CHECK(cv.overall.coverage == doctest::Approx(0.918).epsilon(0.03));
+  CHECK(cv.overall.coverage == doctest::Approx(0.907).epsilon(0.03));
   CHECK(cv.overall.coverage >= 0.80);
   CHECK(cv.overall.coverage <= 0.95);
   size_t better = 0;
@@ -347,7 +347,14 @@ TEST_CASE("TPU, V100 and GB200 rows are built on their validate hardware") {
   }
   // The V100 and GB200 rows now fail on what the rows leave out, not on the hardware.
   CHECK(map_row(model(), presets(), published_row("meg19-1.2b-1gpu")).unbuildable == "not given: seq_len");
-  CHECK(map_row(model(), presets(), published_row("tao-gb200-scout-bf16")).unbuildable == "not given: global_batch_seqs or global_batch_tokens");
+  // torchao's GB200 Scout rows state only the local batch (1) and FSDP 256: torchtitan's global batch is their
+  // product (no gradient accumulation by default), 256 sequences.
+  RowScenario scout = map_row(model(), presets(), published_row("tao-gb200-scout-bf16"));
+  REQUIRE_MESSAGE(scout.unbuildable.empty(), scout.unbuildable);
+  CHECK(scout.assign.at("par.batch.grad_accum_steps") == 1);
+  CHECK(has_assumption(scout, "global batch not given: micro_batch x grad_accum x dp = 256 sequences"));
+  CHECK(has_assumption(scout, "grad_accum not given: 1 from torchtitan's default"));
+  CHECK(std::find(scout.presets.begin(), scout.presets.end(), "validate/grouped_gemm/b200") != scout.presets.end());
   for (const char* hw : {"V100-SXM3-32GB (DGX-2H, DGX SuperPOD)", "GB200 (64 nodes x 4 GPUs)"}) {
     auto p = hardware_preset_for(presets(), hw);
     REQUIRE(p);
@@ -473,11 +480,11 @@ TEST_CASE("unbuilt rows: every published row that is not built names exactly wha
     if (kind == "not given") CHECK_MESSAGE(!s.missing_columns.empty(), s.id);
   }
   for (const auto& [k, n] : by_kind) MESSAGE(k << ": " << n);
-  // 114 rows: 73 built, 41 not. Each reason is a gap in the row, not in the tool: missing cells (all of them
+  // 114 rows: 75 built, 39 not. Each reason is a gap in the row, not in the tool: missing cells (all of them
   // named), or no column the model predicts (the 8.3B V100 row, DeepSeek-V2's whole-run GPU-hour rate).
   CHECK(rows.size() == 114);
-  CHECK(unbuilt == 41);
-  CHECK(by_kind["not given"] == 39);
+  CHECK(unbuilt == 39);
+  CHECK(by_kind["not given"] == 37);
   CHECK(by_kind["the row reports nothing the model predicts (throughput, utilization, step time, wall clock, GPU-hours or energy)"] == 2);
   // The model cards lack shape, batch and layout at once, and say so in one reason.
   RowScenario card = map_row(model(), presets(), published_row("card-llama4-scout"));
