@@ -2,7 +2,7 @@
 // playwright-core): loads the site from file://, clicks through every view, checks the numbers on screen
 // against `gpu-stack resolve --json`, draws every chart of every preset and checks its numbers against
 // the command that computes them (resolve --assign for sweeps and the heat map, uncertainty, sensitivity,
-// plan, validate; relative tolerance 1e-9, 1e-6 for the traced differences of Compare and 1e-5 for the
+// plan, validate for every drawn predicted-against-reported point, resolve for each waterfall bar; relative tolerance 1e-9, 1e-6 for the traced differences of Compare and 1e-5 for the
 // quoted numbers, which show six digits), calls the WebMCP tools through a stand-in navigator.modelContext,
 // and saves screenshots of every view at desktop (1280x800) and phone (390x844) width.
 //
@@ -293,6 +293,7 @@ try {
   const declared = (id, x) => `${modelVars[id].name}=${x / (modelVars[id].scale || 1)}${modelVars[id].unit && modelVars[id].unit !== '1' ? ' ' + modelVars[id].unit : ''}`;
   const chartData = await page.evaluate(() => window.GStackApp.data.charts);
   const rendered = new Set();
+  let validateCli = null;  // validate --json, asked once
   for (const p of data.presets) {
     await page.goto('about:blank');
     await page.goto(index + '#view=charts&preset=' + encodeURIComponent(p));
@@ -342,6 +343,15 @@ try {
       const sum = Number(await page.getAttribute('#fig-waterfall', 'data-sum'));
       const want = resolveCli(target, p);
       check(want.complete && rel(sum, want.value) <= 1e-9, `waterfall (${p}) adds up to the CLI's cost per token: ${sum} vs ${want.value}`);
+      // Each bar (capex, power, operations) is its part of the total over the run's tokens, as the CLI resolves them.
+      const wf = chartData.waterfall;
+      const tokens = resolveCli(modelVars[wf.tokens].name, p);
+      const bars = await page.$$eval('#fig-waterfall tbody tr', (rs) => rs.map((r) => [r.querySelector('a.var').textContent, Number(r.querySelector('.num').dataset.value)]));
+      check(bars.length >= 3, `the waterfall of ${p} has its parts and the total (${bars.length} bars)`);
+      for (const [name, value] of bars.slice(0, -1)) {
+        const part = resolveCli(name, p);
+        check(part.complete && tokens.complete && rel(value, part.value / tokens.value) <= 1e-9, `waterfall bar ${name} (${p}): ${value} vs CLI ${part.value} / ${tokens.value}`);
+      }
     }
     if (ch.plan && !ch.plan.error && ch.plan.candidates.length) {
       const want = cli('plan', '--preset', p, '--top', String(ch.plan.top), '--json');
@@ -354,9 +364,23 @@ try {
       check(Number(await page.getAttribute('#fig-plan', 'data-front')) >= 1, `plan (${p}) has a Pareto front`);
     }
     if (valData.available && args.runs) {
-      const want = cli('validate', '--runs', args.runs, '--json');
-      const built = want.rows.filter((r) => r.built && r.metrics.length).length;
-      check(Number(await page.getAttribute('#fig-validation', 'data-runs')) === built, `predicted against reported shows every built run (${built})`);
+      validateCli = validateCli || cli('validate', '--runs', args.runs, '--json');
+      const built = validateCli.rows.filter((r) => r.built && r.metrics.length);
+      check(Number(await page.getAttribute('#fig-validation', 'data-runs')) === built.length, `predicted against reported shows every built run (${built.length})`);
+      // Every drawn point against the CLI's row: its family, reported and predicted throughput and 90% interval.
+      const drawn = await page.evaluate(() => window.Chart.getChart('cv-validation').data.datasets.filter((d) => d.points)
+        .flatMap((d) => d.points.map((q, i) => ({ id: q.id, family: d.label, x: d.data[i].x, y: d.data[i].y, iv: d.intervals[i] }))));
+      const byId = new Map(built.map((r) => [r.id, r]));
+      let bad = [];
+      for (const q of drawn) {
+        const r = byId.get(q.id);
+        const m = r && (r.metrics.find((x) => x.throughput) || r.metrics[0]);
+        const iv = r && m.throughput ? r.throughput_interval_90 : null;
+        const same = m && q.family === (r.source_group || 'other') && rel(q.x, m.reported) <= 1e-9 && rel(q.y, m.predicted) <= 1e-9 &&
+          (iv ? q.iv && rel(q.iv[0], iv[0]) <= 1e-9 && rel(q.iv[1], iv[1]) <= 1e-9 : q.iv === null);
+        if (!same) bad.push(q.id);
+      }
+      check(drawn.length === built.length && bad.length === 0, `predicted against reported (${p}): ${drawn.length} points drawn, each equal to its validate --json row (1e-9)${bad.length ? '; differ: ' + bad.slice(0, 5).join(', ') : ''}`);
     }
     // Keyboard: a chart takes focus and the arrow keys read its points out.
     const canvas = await page.$('#charts-body canvas');
