@@ -543,9 +543,11 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
   const std::string rc = row.get("act_recompute");
   double recompute = 0;
   std::string memory_mode = "recompute_none", recompute_variant;
-  if (const RecomputeRule* rule = match_recompute(M, rc)) {
+  if (const RecomputeRule* rule = match_recompute(M, rc, row.get("hardware"))) {
     recompute = rule->fraction;
     recompute_variant = rule->fraction_variant;
+    // A policy that saves (or re-runs only) the attention kernel states the attention core's own share.
+    if (rule->attention) s.assign[V("attn_recompute")] = *rule->attention;
     memory_mode = rule->memory;
     note("act_recompute '" + rc + "': " + rule->why);
   } else if (trim(rc).empty()) {

@@ -153,8 +153,9 @@ MappingTable parse_mapping_table(const std::string& text, const std::string& pat
   });
   each_rule(path, doc, "recompute", [&](const toml::node& n, const toml::table& r) {
     RecomputeRule rule;
-    reject_unknown(path, r, {"all", "fraction", "fraction_variant", "memory", "why"}, "[[recompute]]");
+    reject_unknown(path, r, {"all", "hardware", "fraction", "fraction_variant", "attention", "memory", "why"}, "[[recompute]]");
     rule.all = match_texts_of(path, r, "all");
+    rule.hardware = match_texts_of(path, r, "hardware");
     const toml::node* f = r.get("fraction");
     const toml::node* fv = r.get("fraction_variant");
     const toml::node* m = r.get("memory");
@@ -166,6 +167,10 @@ MappingTable parse_mapping_table(const std::string& text, const std::string& pat
       if (!(rule.fraction >= 0 && rule.fraction <= 1)) fail(path, *f, "a recompute fraction must lie in [0, 1]");
     } else {
       rule.fraction_variant = text_of(path, *fv, "fraction_variant");
+    }
+    if (const toml::node* a = r.get("attention")) {
+      rule.attention = number_of(path, *a, "attention");
+      if (!(*rule.attention >= 0 && *rule.attention <= 1)) fail(path, *a, "an attention recompute fraction must lie in [0, 1]");
     }
     rule.memory = text_of(path, *m, "memory");
     if (rule.memory != "recompute_none" && rule.memory != "recompute_selective" && rule.memory != "recompute_full")
@@ -260,12 +265,15 @@ std::string normalise_hardware_name(const std::string& text) {
   return out;
 }
 
-const RecomputeRule* match_recompute(const MappingTable& t, const std::string& cell) {
+const RecomputeRule* match_recompute(const MappingTable& t, const std::string& cell, const std::string& hardware_text) {
   const std::string s = normalise_hardware_name(cell);
   if (s.empty()) return nullptr;
+  const std::string hw = normalise_hardware_name(hardware_text);
   auto has = [&](const std::string& x) { return s.find(x) != std::string::npos; };
+  auto on_hw = [&](const std::string& x) { return hw.find(x) != std::string::npos; };
   for (const auto& r : t.recompute)
-    if (std::all_of(r.all.begin(), r.all.end(), has)) return &r;
+    if (std::all_of(r.all.begin(), r.all.end(), has) && (r.hardware.empty() || std::any_of(r.hardware.begin(), r.hardware.end(), on_hw)))
+      return &r;
   return nullptr;
 }
 

@@ -21,13 +21,17 @@ struct HardwareRule {
 };
 
 // How a stated `act_recompute` cell is read (see [[recompute]] in mapping.toml): the first rule whose
-// strings all appear in the normalised cell gives the recomputed share of the layer's forward compute and the
-// activation-memory mode, and its `why` is listed among the row's assumptions.
+// strings all appear in the normalised cell (and, when the rule names hardware, one of whose hardware strings
+// appears in the row's hardware cell) gives the recomputed share of the layer's forward GEMMs, optionally the
+// recomputed share of its attention core, and the activation-memory mode; its `why` is listed among the row's
+// assumptions.
 struct RecomputeRule {
-  std::vector<std::string> all;   // normalised strings that must all appear
-  double fraction = 0;            // recompute fraction in [0, 1]
-  std::string fraction_variant;   // or: the role (in [variants]) of the recompute-fraction variant the model derives it with
-  std::string memory;             // role of the activation-memory variant: recompute_none, _selective or _full
+  std::vector<std::string> all;        // normalised strings that must all appear
+  std::vector<std::string> hardware;   // normalised hardware names, one of which must appear (empty: any hardware)
+  double fraction = 0;                 // recompute fraction in [0, 1]
+  std::string fraction_variant;        // or: the role (in [variants]) of the recompute-fraction variant the model derives it with
+  std::optional<double> attention;     // recomputed share of the attention core in [0, 1] (role attn_recompute); unset: the model's default
+  std::string memory;                  // role of the activation-memory variant: recompute_none, _selective or _full
   std::string why;
 };
 
@@ -112,8 +116,8 @@ std::vector<std::string> default_runs_paths(const std::string& presets_dir);
 
 // Lower case without spaces, dashes, underscores or dots, as the hardware rules compare names.
 std::string normalise_hardware_name(const std::string& text);
-// The first recompute rule that matches a stated act_recompute cell, or nothing.
-const RecomputeRule* match_recompute(const MappingTable& t, const std::string& cell);
+// The first recompute rule that matches a stated act_recompute cell on the row's hardware, or nothing.
+const RecomputeRule* match_recompute(const MappingTable& t, const std::string& cell, const std::string& hardware_text = "");
 // For each axis, in the order the axes first appear in the table, the first schedule rule that matches the
 // row's framework, ZeRO/FSDP, moe and notes cells (joined, as `text`, before normalising).
 std::vector<const ScheduleRule*> match_schedules(const MappingTable& t, const std::string& text);
