@@ -7,6 +7,8 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <mutex>
+#include <optional>
 #include <sstream>
 
 #include <toml++/toml.h>
@@ -215,6 +217,53 @@ std::pair<uint32_t, std::string> parse_selector(const Registry& reg, const std::
   return {var, key};
 }
 
+namespace {
+
+// What identifies the version of a file a cached preset was read from.
+struct FileStamp {
+  std::string path, canonical;
+  uintmax_t size = 0;
+  fs::file_time_type mtime;
+  bool operator==(const FileStamp&) const = default;
+};
+
+std::optional<FileStamp> stamp_of(const std::string& path) {
+  std::error_code ec;
+  FileStamp s{path, fs::weakly_canonical(path, ec).string(), 0, {}};
+  if (ec) return std::nullopt;
+  s.size = fs::file_size(path, ec);
+  if (ec) return std::nullopt;
+  s.mtime = fs::last_write_time(path, ec);
+  if (ec) return std::nullopt;
+  return s;
+}
+
+}  // namespace
+
+struct PresetLibrary::Cache {
+  struct Entry {
+    Preset preset;
+    std::vector<FileStamp> files;  // the file and everything it extended, transitively
+  };
+  std::mutex mutex;
+  std::map<std::string, Entry> entries;  // by the path as located: `extends` resolves next to it
+  size_t parsed = 0;
+};
+
+// One load in progress: the chain of files being extended (to refuse cycles) and every file read so far.
+struct PresetLibrary::Loading {
+  std::vector<std::string> stack;  // canonical paths
+  std::vector<FileStamp> files;
+  bool unstamped = false;  // a file whose size or time could not be read: nothing of this load is cached
+};
+
+PresetLibrary::PresetLibrary(const Registry& reg, std::string dir) : reg_(reg), dir_(std::move(dir)), cache_(std::make_shared<Cache>()) {}
+
+size_t PresetLibrary::files_parsed() const {
+  std::lock_guard<std::mutex> lock(cache_->mutex);
+  return cache_->parsed;
+}
+
 std::string PresetLibrary::default_dir() {
   if (const char* env = std::getenv("GSTACK_PRESETS"); env && *env) return env;
   return GSTACK_PRESETS_DIR;
@@ -256,29 +305,48 @@ std::string PresetLibrary::locate(const std::string& name_or_path, const std::st
 }
 
 Preset PresetLibrary::load(const std::string& name_or_path) const {
-  std::vector<std::string> stack;
-  return load_layered(name_or_path, "", stack);
+  Loading loading;
+  return load_layered(name_or_path, "", loading);
 }
 
 Preset PresetLibrary::parse(const std::string& text, const std::string& path) const {
-  std::vector<std::string> stack;
-  return parse_layered(text, path, stack);
+  Loading loading;
+  return parse_layered(text, path, loading);
 }
 
-Preset PresetLibrary::load_layered(const std::string& name_or_path, const std::string& base_dir, std::vector<std::string>& stack) const {
+Preset PresetLibrary::load_layered(const std::string& name_or_path, const std::string& base_dir, Loading& loading) const {
   std::string path = locate(name_or_path, base_dir);
   std::string canonical = fs::weakly_canonical(path).string();
-  if (std::find(stack.begin(), stack.end(), canonical) != stack.end())
+  if (std::find(loading.stack.begin(), loading.stack.end(), canonical) != loading.stack.end())
     throw PresetError("preset '" + path + "' extends itself through a cycle of 'extends'");
+  // A cached copy serves while the file and all it extended are unchanged (stamps taken before reading,
+  // so a file rewritten during the read is read again next time).
+  const std::optional<FileStamp> stamp = stamp_of(path);
+  {
+    std::lock_guard<std::mutex> lock(cache_->mutex);
+    if (auto it = cache_->entries.find(path); stamp && it != cache_->entries.end()) {
+      const auto& files = it->second.files;
+      if (std::all_of(files.begin(), files.end(), [](const FileStamp& f) { return stamp_of(f.path) == f; })) {
+        loading.files.insert(loading.files.end(), files.begin(), files.end());
+        return it->second.preset;
+      }
+    }
+  }
   std::string text;
   try {
     text = read_text_file(path, "preset file");
   } catch (const TextFileError& e) {
     throw PresetError(e.what());
   }
-  stack.push_back(canonical);
-  Preset p = parse_layered(text, path, stack);
-  stack.pop_back();
+  const size_t first_file = loading.files.size();
+  if (stamp) loading.files.push_back(*stamp);
+  else loading.unstamped = true;
+  loading.stack.push_back(canonical);
+  Preset p = parse_layered(text, path, loading);
+  loading.stack.pop_back();
+  std::lock_guard<std::mutex> lock(cache_->mutex);
+  ++cache_->parsed;
+  if (!loading.unstamped) cache_->entries[path] = {p, std::vector<FileStamp>(loading.files.begin() + long(first_file), loading.files.end())};
   return p;
 }
 
@@ -335,7 +403,7 @@ Preset PresetLibrary::compose(const std::vector<std::string>& names, std::vector
   return p;
 }
 
-Preset PresetLibrary::parse_layered(const std::string& text, const std::string& path, std::vector<std::string>& stack) const {
+Preset PresetLibrary::parse_layered(const std::string& text, const std::string& path, Loading& loading) const {
   toml::table doc;
   try {
     doc = toml::parse(text, path);
@@ -364,7 +432,7 @@ Preset PresetLibrary::parse_layered(const std::string& text, const std::string& 
     for (const std::string& base : r.texts(*n, "'extends'")) {
       Preset b;
       try {
-        b = load_layered(base, dir, stack);
+        b = load_layered(base, dir, loading);
       } catch (const PresetError& e) {
         r.fail(n->source(), std::string("in preset '") + base + "' extended here: " + e.what());
       }

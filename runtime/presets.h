@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -59,9 +60,13 @@ uint32_t lookup_variable(const Registry& reg, const std::string& name, const std
 std::pair<uint32_t, double> parse_assignment(const Registry& reg, const std::string& text);
 std::pair<uint32_t, std::string> parse_selector(const Registry& reg, const std::string& text);
 
+// Every file a library loads is parsed once: later loads of the same file (by canonical path) are copies
+// of the first, as long as the file and everything it extends keep their size and modification time.
+// `validate` loads the same layered presets for every row, so this saves most of its preset work. Copies
+// of a library share its cache; the cache is thread-safe.
 class PresetLibrary {
  public:
-  PresetLibrary(const Registry& reg, std::string dir) : reg_(reg), dir_(std::move(dir)) {}
+  PresetLibrary(const Registry& reg, std::string dir);
   // GSTACK_PRESETS when set, else the source tree's presets/ folder.
   static std::string default_dir();
 
@@ -76,14 +81,19 @@ class PresetLibrary {
   const std::string& dir() const { return dir_; }
   // True for a preset file outside this library's directory: one the user wrote, not a shipped one.
   bool is_external(const Preset& p) const;
+  // Parses done by this library and its copies so far (one per file read; cached loads add none).
+  size_t files_parsed() const;
 
  private:
-  Preset load_layered(const std::string& name_or_path, const std::string& base_dir, std::vector<std::string>& stack) const;
-  Preset parse_layered(const std::string& text, const std::string& path, std::vector<std::string>& stack) const;
+  struct Cache;
+  struct Loading;
+  Preset load_layered(const std::string& name_or_path, const std::string& base_dir, Loading& loading) const;
+  Preset parse_layered(const std::string& text, const std::string& path, Loading& loading) const;
   std::string locate(const std::string& name_or_path, const std::string& base_dir) const;
 
   const Registry& reg_;
   std::string dir_;
+  std::shared_ptr<Cache> cache_;
 };
 
 }  // namespace gs

@@ -123,3 +123,35 @@ TEST_CASE("presets: one variable given twice in a table (quoted key and table fo
   s.write("once.toml", "[assign]\n\"gpu.power.total\" = 100\n[assign.econ.job]\ncapex_rate = 2\n");
   CHECK(s.library().load("once").assignments.size() == 2);
 }
+
+TEST_CASE("presets: a library parses each file once and re-reads it only when it or a file it extends changes") {
+  Scratch s("cache");
+  s.write("base.toml", "[assign]\n\"cluster.rack.n_nodes\" = 9\n");
+  s.write("top.toml", "extends = \"base\"\n[assign]\ncluster.node.n_gpus = 8\n");
+  PresetLibrary lib = s.library();
+  const Preset first = lib.load("top");
+  CHECK(lib.files_parsed() == 2);
+  const PresetLibrary copy = lib;  // copies share the cache
+  for (int i = 0; i < 5; ++i) {
+    const Preset again = copy.load("top");
+    CHECK(again.assignments == first.assignments);
+    CHECK(again.layers == first.layers);
+    CHECK(again.path == first.path);
+  }
+  CHECK(lib.load("base").assignments.at(id("cluster.rack.n_nodes")) == 9);
+  CHECK(lib.files_parsed() == 2);
+  CHECK(lib.compose({"base", "top"}).assignments.size() == 2);
+  CHECK(lib.files_parsed() == 2);
+
+  // A changed file that another extends: both are read again (a different size, so the stamp differs
+  // even where the clock is coarse).
+  s.write("base.toml", "[assign]\n\"cluster.rack.n_nodes\" = 18\n");
+  CHECK(lib.load("top").assignments.at(id("cluster.rack.n_nodes")) == 18);
+  CHECK(lib.files_parsed() == 4);
+  // A file that fails is never cached: the error comes back every time.
+  s.write("base.toml", "[assign]\n\"cluster.rack.n_nodez\" = 18\n");
+  CHECK_THROWS_WITH_AS(lib.load("top"), doctest::Contains("n_nodez"), PresetError);
+  CHECK_THROWS_WITH_AS(lib.load("top"), doctest::Contains("n_nodez"), PresetError);
+  // A separate library starts with its own cache.
+  CHECK(s.library().files_parsed() == 0);
+}
