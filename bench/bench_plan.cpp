@@ -8,7 +8,8 @@
 //     batch size from which the JIT is cheaper (with and without the one-off LLVM load).
 //   bench_plan mc IMAGE PRESETS_DIR SAMPLES METHOD
 //     The summary of econ.cost.per_token over SAMPLES draws by METHOD: sort (the former summary: the
-//     sample array, fully sorted), select (the sample array, nth_element) or stream (no sample array).
+//     sample array, fully sorted), select (the sample array, nth_element) or stream (no sample array,
+//     one pass: monte_carlo_summary).
 //     Prints one line: method, samples, seconds, p5, p50, p95.
 //   bench_plan simd IMAGE PRESETS_DIR [ROWS]
 //     Sweeps of econ.cost.per_token over two inputs, filled as `sweep` fills them, through the scalar

@@ -4,7 +4,8 @@
 # peak memory is its own:
 #   sort    the former summary: every sample held, then fully sorted (the baseline of this run);
 #   select  every sample held, order statistics by nth_element (gpu-stack's summary below 1e7);
-#   stream  no sample array: three streaming passes over the same seeded draws (from 1e7, or --streaming).
+#   stream  no sample array: one pass, a held pilot placing brackets around the percentiles (from 1e7,
+#           or --streaming; docs/runtime.md "Monte Carlo summaries").
 # All three must give the same percentiles (exactly). Prints time, peak memory, the ratio to sort and
 # each method's scaling exponent (slope of log time against log samples). Goal (issue 14): 1e8 samples
 # in under 10 s with no sample array, exponent at most 1.1.

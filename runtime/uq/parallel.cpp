@@ -1,5 +1,6 @@
 #include "runtime/uq/parallel.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <exception>
@@ -68,16 +69,16 @@ void evaluate_chunks(const CompiledCone& cone, size_t total_rows, size_t first_c
 // block of chunks into a buffer, the blocks are shared (runtime/dist), and every rank replays `consume`
 // over every chunk, so each ends with the one-process result. A chunk's index and rows are the same
 // whatever the number of ranks, so a random stream seeded by the chunk index draws the same values.
-void parallel_evaluate(const CompiledCone& cone, size_t total_rows, unsigned threads,
-                       const std::function<void(RowBlock&)>& fill, const std::function<void(const RowBlock&)>& consume,
-                       const std::function<void(size_t)>& progress) {
-  const size_t chunks = (total_rows + kChunkRows - 1) / kChunkRows;
-  if (dist::size() == 1) return evaluate_chunks(cone, total_rows, 0, chunks, threads, fill, consume, progress);
+static void evaluate_range(const CompiledCone& cone, size_t total_rows, size_t first_chunk, size_t end_chunk, unsigned threads,
+                           const std::function<void(RowBlock&)>& fill, const std::function<void(const RowBlock&)>& consume,
+                           const std::function<void(size_t)>& progress) {
+  if (dist::size() == 1) return evaluate_chunks(cone, total_rows, first_chunk, end_chunk, threads, fill, consume, progress);
   const size_t n_out = cone.n_outputs;
   auto rows_before = [&](size_t chunk) { return std::min(total_rows, chunk * kChunkRows); };
   dist::share_blocks(
-      chunks,
+      end_chunk - first_chunk,
       [&](dist::Block mine) {
+        mine.begin += first_chunk, mine.end += first_chunk;
         std::vector<double> out((rows_before(mine.end) - rows_before(mine.begin)) * n_out);
         const size_t offset = rows_before(mine.begin);
         evaluate_chunks(
@@ -87,6 +88,7 @@ void parallel_evaluate(const CompiledCone& cone, size_t total_rows, unsigned thr
         return out;
       },
       [&](dist::Block block, const std::vector<double>& out) {
+        block.begin += first_chunk, block.end += first_chunk;
         for (size_t c = block.begin; c < block.end; ++c) {
           RowBlock b;
           b.chunk = c, b.first_row = c * kChunkRows, b.rows = std::min(kChunkRows, total_rows - b.first_row);
@@ -94,7 +96,19 @@ void parallel_evaluate(const CompiledCone& cone, size_t total_rows, unsigned thr
           consume(b);
         }
       });
-  if (progress) progress(total_rows);
+  if (progress) progress(rows_before(end_chunk) - rows_before(first_chunk));
+}
+
+void parallel_evaluate(const CompiledCone& cone, size_t total_rows, unsigned threads,
+                       const std::function<void(RowBlock&)>& fill, const std::function<void(const RowBlock&)>& consume,
+                       const std::function<void(size_t)>& progress) {
+  evaluate_range(cone, total_rows, 0, (total_rows + kChunkRows - 1) / kChunkRows, threads, fill, consume, progress);
+}
+
+void parallel_evaluate_chunks(const CompiledCone& cone, size_t total_rows, size_t first_chunk, size_t end_chunk, unsigned threads,
+                              const std::function<void(RowBlock&)>& fill, const std::function<void(const RowBlock&)>& consume) {
+  end_chunk = std::min(end_chunk, (total_rows + kChunkRows - 1) / kChunkRows);
+  if (first_chunk < end_chunk) evaluate_range(cone, total_rows, first_chunk, end_chunk, threads, fill, consume, {});
 }
 
 }  // namespace gs

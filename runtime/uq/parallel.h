@@ -26,6 +26,11 @@ void parallel_evaluate(const CompiledCone& cone, size_t total_rows, unsigned thr
                        const std::function<void(RowBlock&)>& fill, const std::function<void(const RowBlock&)>& consume,
                        const std::function<void(size_t)>& progress = {});
 
+// The same over chunks [first_chunk, end_chunk) of `total_rows` only (chunk indices and rows as in the
+// whole run), so a run can be evaluated in consecutive parts that draw what the whole run draws.
+void parallel_evaluate_chunks(const CompiledCone& cone, size_t total_rows, size_t first_chunk, size_t end_chunk, unsigned threads,
+                              const std::function<void(RowBlock&)>& fill, const std::function<void(const RowBlock&)>& consume);
+
 unsigned default_threads();
 
 }  // namespace gs

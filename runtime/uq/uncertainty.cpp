@@ -96,10 +96,12 @@ namespace {
 // Every Monte Carlo draw's output `output`, chunk by chunk: consume(chunk, first_row, values, rows) runs
 // on worker threads. The draws of a chunk come from a stream seeded by the chunk index, so a second
 // pass over the same seed sees the same values whatever the thread count.
+// Chunks [first_chunk, end_chunk) only, when given: the draws the whole run makes in those chunks.
 void for_each_draw(const CompiledCone& cone, const std::vector<double>& base, const std::vector<UncertainInput>& inputs, size_t samples,
-                   uint64_t seed, unsigned threads, const std::function<void(const RowBlock&)>& consume) {
-  parallel_evaluate(
-      cone, samples, threads,
+                   uint64_t seed, unsigned threads, const std::function<void(const RowBlock&)>& consume, size_t first_chunk = 0,
+                   size_t end_chunk = SIZE_MAX) {
+  parallel_evaluate_chunks(
+      cone, samples, first_chunk, end_chunk, threads,
       [&](RowBlock& b) {
         fill_base(b.inputs, b.rows, base);
         Rng rng(derive_seed(seed, b.chunk));  // one stream per chunk: independent of thread scheduling
@@ -122,7 +124,8 @@ std::vector<std::vector<double>> monte_carlo(const CompiledCone& cone, const std
   return out;
 }
 
-// Three passes over the same seeded draws, none of which keeps them:
+// The exact summary without a pilot (when the pilot has no finite value or the run strays far outside
+// its range): three passes over the same seeded draws, none of which keeps them:
 //   1. count, non-finite count, min, max and per-chunk sums (summed in chunk order: deterministic);
 //   2. a fine histogram of kFineBins bins over [min, max] with each bin's own min and max, the display
 //      histogram, and per-chunk sums of squared deviations from the mean;
@@ -131,13 +134,16 @@ std::vector<std::vector<double>> monte_carlo(const CompiledCone& cone, const std
 // Binning is monotone in the value, so the k-th smallest value lies in the bin where the cumulative
 // count passes k; the result is the sorting summary's, with sums in another order (mean and sd agree
 // to rounding). Memory: O(kFineBins + chunks + the largest needed bin), not O(samples).
-Summary monte_carlo_summary(const CompiledCone& cone, const std::vector<double>& base, const std::vector<UncertainInput>& inputs,
-                            size_t output, size_t samples, uint64_t seed, unsigned threads, size_t bins) {
+namespace {
+
+Summary summary_in_three_passes(const CompiledCone& cone, const std::vector<double>& base, const std::vector<UncertainInput>& inputs,
+                                size_t output, size_t samples, uint64_t seed, unsigned threads, size_t bins) {
   constexpr size_t kFineBins = 1 << 16;
   const size_t chunks = (samples + kChunkRows - 1) / kChunkRows, n_out = cone.n_outputs;
   auto value = [&](const RowBlock& b, size_t r) { return b.outputs[r * n_out + output]; };
   Summary s;
   s.samples = samples;
+  s.passes = 2;
   std::vector<double> chunk_sum(chunks, 0.0), chunk_min(chunks, INFINITY), chunk_max(chunks, -INFINITY);
   std::vector<size_t> chunk_finite(chunks, 0);
   for_each_draw(cone, base, inputs, samples, seed, threads, [&](const RowBlock& b) {
@@ -193,6 +199,7 @@ Summary monte_carlo_summary(const CompiledCone& cone, const std::vector<double>&
   if (!wanted.empty()) {
     std::map<size_t, std::vector<double>> held;
     for (const auto& [bin, ranks] : wanted) held[bin].reserve(fine[bin]);
+    ++s.passes;
     for_each_draw(cone, base, inputs, samples, seed, threads, [&](const RowBlock& b) {
       std::lock_guard<std::mutex> lock(merge);
       for (size_t r = 0; r < b.rows; ++r) {
@@ -210,6 +217,230 @@ Summary monte_carlo_summary(const CompiledCone& cone, const std::vector<double>&
   }
   auto at = [&](size_t k) { return order.at(k); };
   s.p5 = percentile(n, 0.05, at), s.p50 = percentile(n, 0.5, at), s.p95 = percentile(n, 0.95, at);
+  return s;
+}
+
+}  // namespace
+
+namespace {
+
+// Count, sum, extremes and sum of squared deviations of one chunk's finite values (two passes over the
+// chunk, which is in memory), merged across chunks in chunk order: the same whatever the thread count.
+struct Moments {
+  size_t n = 0;
+  double sum = 0, mean = 0, m2 = 0, min = INFINITY, max = -INFINITY;
+
+  static Moments of(const double* v, size_t stride, size_t rows) {
+    Moments m;
+    for (size_t r = 0; r < rows; ++r)
+      if (const double x = v[r * stride]; std::isfinite(x)) ++m.n, m.sum += x, m.min = std::min(m.min, x), m.max = std::max(m.max, x);
+    if (m.n == 0) return m;
+    m.mean = m.sum / double(m.n);
+    for (size_t r = 0; r < rows; ++r)
+      if (const double x = v[r * stride]; std::isfinite(x)) m.m2 += (x - m.mean) * (x - m.mean);
+    return m;
+  }
+  // Chan, Golub & LeVeque (1979): the pooled sum of squared deviations of two groups.
+  void merge(const Moments& o) {
+    if (o.n == 0) return;
+    if (n == 0) {
+      *this = o;
+      return;
+    }
+    const double na = double(n), nb = double(o.n), d = o.mean - mean;
+    m2 += o.m2 + d * d * na * nb / (na + nb);
+    mean += d * nb / (na + nb);
+    n += o.n, sum += o.sum, min = std::min(min, o.min), max = std::max(max, o.max);
+  }
+};
+
+// The values of [lo, hi] and how many lie below lo: the order statistics of ranks below..below+held-1.
+struct Bracket {
+  double lo = 0, hi = 0;
+  size_t below = 0;
+  std::vector<double> held;
+};
+
+// What the one pass keeps besides the per-chunk moments, filled under one lock per chunk.
+struct OnePassTally {
+  static constexpr size_t kFineBins = 1 << 16;
+  double lo = 0, hi = 0;  // the pilot's finite range: the fine histogram's
+  std::vector<size_t> fine = std::vector<size_t>(kFineBins, 0);
+  std::vector<double> fine_min = std::vector<double>(kFineBins, INFINITY), fine_max = std::vector<double>(kFineBins, -INFINITY);
+  std::vector<double> outside;  // finite values outside [lo, hi]
+  size_t outside_cap = 0;
+  bool overflow = false;  // more values outside than outside_cap: the pilot did not represent the run
+  std::vector<Bracket> brackets;
+
+  void add(const double* v, size_t stride, size_t rows) {
+    for (size_t r = 0; r < rows; ++r) {
+      const double x = v[r * stride];
+      if (!std::isfinite(x)) continue;
+      for (Bracket& b : brackets) {
+        if (x < b.lo) ++b.below;
+        else if (x <= b.hi) b.held.push_back(x);
+      }
+      if (x < lo || x > hi) {
+        if (outside.size() < outside_cap) outside.push_back(x);
+        else overflow = true;
+        continue;
+      }
+      const size_t f = bin_of(x, lo, hi, kFineBins);
+      ++fine[f], fine_min[f] = std::min(fine_min[f], x), fine_max[f] = std::max(fine_max[f], x);
+    }
+  }
+};
+
+// Brackets around the three percentiles from the pilot's sorted finite values: the pilot's rank estimate
+// +- width_sd standard deviations of a binomial rank (sqrt(m p (1 - p))), plus one order statistic.
+std::vector<Bracket> place_brackets(const std::vector<double>& sorted, double width_sd) {
+  std::vector<Bracket> out;
+  const double m = double(sorted.size());
+  for (double p : kQuantiles) {
+    const double centre = (m - 1) * p, half = width_sd * std::sqrt(m * p * (1 - p)) + 1;
+    const auto at = [&](double rank) { return sorted[size_t(std::clamp(rank, 0.0, m - 1))]; };
+    out.push_back({at(std::floor(centre - half)), at(std::ceil(centre + half)), 0, {}});
+  }
+  return out;
+}
+
+// The display histogram over [s.min, s.max] from the fine histogram and the values outside its range.
+// A fine bin whose values fall in one display bin counts there exactly (bin_of is monotone); one that
+// straddles an edge is split in proportion to where the edge falls in [its min, its max].
+void display_histogram(Summary& s, size_t bins, const OnePassTally& t) {
+  fill_histogram(s, bins);
+  for (double x : t.outside) ++s.bin_counts[bin_of(x, s.min, s.max, bins)];
+  for (size_t f = 0; f < OnePassTally::kFineBins; ++f) {
+    const size_t count = t.fine[f];
+    if (count == 0) continue;
+    const double a = t.fine_min[f], b = t.fine_max[f];
+    const size_t first = bin_of(a, s.min, s.max, bins), last = bin_of(b, s.min, s.max, bins);
+    size_t given = 0;
+    for (size_t d = first; d < last; ++d) {
+      const size_t upto = size_t(std::llround(double(count) * std::clamp((s.bin_edges[d + 1] - a) / (b - a), 0.0, 1.0)));
+      s.bin_counts[d] += std::max(upto, given) - given;
+      given = std::max(upto, given);
+    }
+    s.bin_counts[last] += count - given;
+  }
+}
+
+}  // namespace
+
+Summary monte_carlo_summary(const CompiledCone& cone, const std::vector<double>& base, const std::vector<UncertainInput>& inputs,
+                            size_t output, size_t samples, uint64_t seed, unsigned threads, size_t bins, const StreamingOptions& options) {
+  const size_t chunks = (samples + kChunkRows - 1) / kChunkRows, n_out = cone.n_outputs;
+  const size_t pilot_chunks = std::min(chunks, std::max<size_t>(1, (options.pilot_rows + kChunkRows - 1) / kChunkRows));
+  const size_t pilot_rows = std::min(samples, pilot_chunks * kChunkRows);
+
+  // The pilot: the run's first chunks, held.
+  std::vector<double> pilot(pilot_rows);
+  for_each_draw(
+      cone, base, inputs, samples, seed, threads,
+      [&](const RowBlock& b) {
+        for (size_t r = 0; r < b.rows; ++r) pilot[b.first_row + r] = b.outputs[r * n_out + output];
+      },
+      0, pilot_chunks);
+  if (pilot_rows == samples) return summarize(std::move(pilot), bins);
+
+  std::vector<double> sorted;
+  sorted.reserve(pilot_rows);
+  for (double x : pilot)
+    if (std::isfinite(x)) sorted.push_back(x);
+  if (sorted.empty()) return summary_in_three_passes(cone, base, inputs, output, samples, seed, threads, bins);
+  std::sort(sorted.begin(), sorted.end());
+  OnePassTally tally;
+  tally.lo = sorted.front(), tally.hi = sorted.back();
+  tally.outside_cap = options.max_outside ? options.max_outside : std::max<size_t>(pilot_rows, 1 << 16);
+  tally.brackets = place_brackets(sorted, options.bracket_sd);
+  sorted = {};
+
+  // Every chunk's moments, then the rest of the run, each draw evaluated once.
+  std::vector<Moments> moments(chunks);
+  for (size_t c = 0; c < pilot_chunks; ++c) {
+    const size_t first = c * kChunkRows, rows = std::min(kChunkRows, samples - first);
+    moments[c] = Moments::of(pilot.data() + first, 1, rows);
+  }
+  tally.add(pilot.data(), 1, pilot_rows);
+  pilot = {};
+  std::mutex merge;
+  for_each_draw(
+      cone, base, inputs, samples, seed, threads,
+      [&](const RowBlock& b) {
+        moments[b.chunk] = Moments::of(b.outputs + output, n_out, b.rows);
+        std::lock_guard<std::mutex> lock(merge);
+        tally.add(b.outputs + output, n_out, b.rows);
+      },
+      pilot_chunks, chunks);
+  if (tally.overflow) {
+    Summary s = summary_in_three_passes(cone, base, inputs, output, samples, seed, threads, bins);
+    ++s.passes;  // the pass that overflowed
+    return s;
+  }
+
+  Moments all;
+  double sum = 0;
+  for (const Moments& m : moments) all.merge(m), sum += m.sum;  // the sum in chunk order, as the three-pass summary adds
+  Summary s;
+  s.samples = samples;
+  s.nonfinite = samples - all.n;
+  s.mean = sum / double(all.n);
+  s.sd = all.n > 1 ? std::sqrt(all.m2 / double(all.n - 1)) : 0;
+  s.min = all.min, s.max = all.max;
+
+  // Each needed order statistic from a bracket that holds it; the rest located in the fine histogram.
+  std::map<size_t, double> order;
+  std::vector<size_t> missed;
+  for (size_t r : needed_ranks(all.n)) {
+    auto it = std::find_if(tally.brackets.begin(), tally.brackets.end(), [&](const Bracket& b) { return r >= b.below && r - b.below < b.held.size(); });
+    if (it == tally.brackets.end()) {
+      missed.push_back(r);
+      continue;
+    }
+    auto& held = it->held;
+    std::nth_element(held.begin(), held.begin() + long(r - it->below), held.end());
+    order[r] = held[r - it->below];
+  }
+  if (!missed.empty()) {
+    std::vector<double> low, high;
+    for (double x : tally.outside) (x < tally.lo ? low : high).push_back(x);
+    std::sort(low.begin(), low.end());
+    std::sort(high.begin(), high.end());
+    std::map<size_t, std::vector<std::pair<size_t, size_t>>> wanted;  // fine bin -> (rank, rank within bin)
+    for (size_t r : missed) {
+      if (r < low.size()) {
+        order[r] = low[r];
+        continue;
+      }
+      size_t below = low.size(), f = 0;
+      while (f < OnePassTally::kFineBins && below + tally.fine[f] <= r) below += tally.fine[f++];
+      if (f == OnePassTally::kFineBins) order[r] = high[r - below];
+      else if (tally.fine_min[f] == tally.fine_max[f]) order[r] = tally.fine_min[f];
+      else wanted[f].emplace_back(r, r - below);
+    }
+    if (!wanted.empty()) {
+      ++s.passes;
+      std::map<size_t, std::vector<double>> held;
+      for (const auto& [bin, ranks] : wanted) held[bin].reserve(tally.fine[bin]);
+      for_each_draw(cone, base, inputs, samples, seed, threads, [&](const RowBlock& b) {
+        std::lock_guard<std::mutex> lock(merge);
+        for (size_t r = 0; r < b.rows; ++r) {
+          const double x = b.outputs[r * n_out + output];
+          if (!std::isfinite(x) || x < tally.lo || x > tally.hi) continue;
+          if (auto it = held.find(bin_of(x, tally.lo, tally.hi, OnePassTally::kFineBins)); it != held.end()) it->second.push_back(x);
+        }
+      });
+      for (auto& [bin, ranks] : wanted)
+        for (const auto& [rank, within] : ranks) {
+          auto& v = held[bin];
+          std::nth_element(v.begin(), v.begin() + long(within), v.end());
+          order[rank] = v[within];
+        }
+    }
+  }
+  auto at = [&](size_t k) { return order.at(k); };
+  s.p5 = percentile(all.n, 0.05, at), s.p50 = percentile(all.n, 0.5, at), s.p95 = percentile(all.n, 0.95, at);
+  display_histogram(s, bins, tally);
   return s;
 }
 

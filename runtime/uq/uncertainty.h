@@ -24,6 +24,7 @@ struct Summary {
   double mean = 0, sd = 0, p5 = 0, p50 = 0, p95 = 0, min = 0, max = 0;
   std::vector<double> bin_edges;   // histogram over [min, max]
   std::vector<size_t> bin_counts;
+  unsigned passes = 1;  // evaluations of each draw (monte_carlo_summary: 2 when a bracket missed, 4 without a usable pilot)
 };
 
 // Percentiles by linear interpolation between order statistics (Hyndman & Fan type 7), found by
@@ -36,12 +37,31 @@ std::vector<std::vector<double>> monte_carlo(const CompiledCone& cone, const std
                                              const std::vector<UncertainInput>& inputs, size_t samples,
                                              uint64_t seed, unsigned threads);
 
-// The summary of cone output `output` over `samples` draws that never holds the draws: it re-draws
-// the same seeded samples in three streaming passes and gives summarize(monte_carlo(...)[output])'s
-// percentiles, min, max and histogram exactly (mean and sd to rounding). Memory is O(65536 + samples /
-// 4096) plus the values of at most six histogram bins; time is about three Monte Carlo runs.
+// The summary of cone output `output` over `samples` draws that never holds the draws, in one pass:
+// each draw is evaluated once (summarize(monte_carlo(...)[output]) evaluates it once too, but holds it).
+//   - A pilot, the run's first `pilot_rows` draws, is held and places a bracket around each percentile
+//     (the pilot's estimate +- `bracket_sd` standard deviations of its rank); the rest of the run keeps
+//     only the values inside the brackets, counts those below, and per-chunk moments merged in chunk
+//     order. The percentiles, min and max are therefore the sample array's exactly; mean and sd differ
+//     by summation order (1e-12 relative).
+//   - A bracket that misses its order statistic (about 1e-11 at 7 sd) costs one more pass, located by a
+//     65,536-bin histogram over the pilot's range, and the answer stays exact; `passes` says so.
+//   - The display histogram comes from that fine histogram: a fine bin straddling a display edge is split
+//     in proportion to where the edge falls in its values' range, so each display count is within the
+//     counts of the two fine bins at its edges of the exact count (totals exact). With at most
+//     `pilot_rows` draws everything is held and the summary is summarize()'s.
+// Memory: the pilot, plus about 12 x bracket_sd x samples / sqrt(pilot_rows) held values (1e8 draws: about
+// 9 MB), not the 800 MB of a sample array.
+struct StreamingOptions {
+  size_t pilot_rows = size_t(1) << 20;
+  double bracket_sd = 7;
+  // Most values outside the pilot's range that the pass keeps (expected: about 2 x samples / pilot_rows);
+  // past it the summary falls back to three exact passes. 0: max(pilot_rows, 65536).
+  size_t max_outside = 0;
+};
 Summary monte_carlo_summary(const CompiledCone& cone, const std::vector<double>& base, const std::vector<UncertainInput>& inputs,
-                            size_t output, size_t samples, uint64_t seed, unsigned threads, size_t bins = 20);
+                            size_t output, size_t samples, uint64_t seed, unsigned threads, size_t bins = 20,
+                            const StreamingOptions& options = {});
 
 // Randomized quasi-Monte Carlo (Owen 2013, "Monte Carlo theory, methods and examples", ch. 17): the
 // uncertain inputs are driven by a Halton point set in as many dimensions (radical inverses in the first
