@@ -12,6 +12,7 @@
 #include "image/eval.h"
 #include "image/image.h"
 #include "runtime/jit/jit_backend.h"
+#include "runtime/jit/object_cache.h"
 
 namespace gs {
 
@@ -79,11 +80,25 @@ CreateFn backend_factory() {
 
 struct Jit::Impl {
   std::unique_ptr<JitBackend> backend;
+  std::string target_id;
+  std::optional<ObjectFileCache> disk;
   std::mutex mutex;
   std::map<std::string, CompiledCone> cache;
+  std::set<std::string> symbols;  // used in the backend, by compiles and by loads (even failed ones)
+
+  // "c" + 16 hex digits of the key + a number not used yet: names from other processes' objects (the
+  // same key, another number) and this backend's own never collide.
+  std::string fresh_symbol(const std::string& key) {
+    for (size_t n = 0;; ++n)
+      if (std::string s = "c" + key.substr(0, 16) + "_" + std::to_string(n); !symbols.count(s)) return *symbols.insert(s).first;
+  }
 };
 
-Jit::Jit(JitOptions options) : impl_(std::make_unique<Impl>()) { impl_->backend.reset(backend_factory()(&options)); }
+Jit::Jit(JitOptions options) : impl_(std::make_unique<Impl>()) {
+  impl_->backend.reset(backend_factory()(&options));
+  impl_->target_id = impl_->backend->target_id();
+  if (!jit_cache_dir().empty()) impl_->disk.emplace(jit_cache_dir());
+}
 
 Jit::~Jit() = default;
 
@@ -96,7 +111,29 @@ CompiledCone Jit::compile(const ConeProgram& p) {
     return c;
   }
   if (auto err = cone_program_error(p); !err.empty()) throw std::runtime_error("JIT: " + err);
-  CompiledCone c = impl_->backend->compile(p);
+  // The disk key: the program and everything else the machine code depends on.
+  const std::string with_target = key + "\n" + impl_->target_id;
+  const std::string disk_key = sha256_hex(with_target.data(), with_target.size());
+  if (impl_->disk) {
+    if (auto entry = impl_->disk->read(disk_key); entry && !impl_->symbols.count(entry->symbol)) {
+      impl_->symbols.insert(entry->symbol);
+      if (auto c = impl_->backend->load(p, entry->symbol, entry->object)) {
+        count_jit_cache(&JitCacheStats::loaded);
+        impl_->cache[key] = *c;
+        return *c;
+      }
+      count_jit_cache(&JitCacheStats::rejected);
+    } else if (!entry && impl_->disk->present(disk_key)) {
+      count_jit_cache(&JitCacheStats::rejected);
+    }
+  }
+  const std::string symbol = impl_->fresh_symbol(disk_key);
+  std::string object;
+  CompiledCone c = impl_->backend->compile(p, symbol, impl_->disk ? &object : nullptr);
+  if (impl_->disk) {
+    count_jit_cache(&JitCacheStats::compiled);
+    if (!object.empty() && impl_->disk->write(disk_key, {symbol, object})) count_jit_cache(&JitCacheStats::stored);
+  }
   impl_->cache[key] = c;
   return c;
 }

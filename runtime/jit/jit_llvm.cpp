@@ -1,6 +1,10 @@
 #include "runtime/jit/jit_backend.h"
 
+#include <llvm/Config/llvm-config.h>
+#include <llvm/ExecutionEngine/ObjectCache.h>
+#include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/Object/ObjectFile.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Passes/PassBuilder.h>
@@ -13,6 +17,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 
 
@@ -200,6 +205,22 @@ void counted_loop(IRBuilder<>& b, Value* n, const std::function<void(Value*)>& b
 
 }  // namespace
 
+// ORC's object cache hook: the compiler hands each object it emits to notifyObjectCompiled, which keeps
+// the bytes of the module being compiled for gs::Jit to store on disk. Lookups go through gs::Jit (before
+// any IR is built), so getObject never supplies one.
+class ObjectCapture final : public ObjectCache {
+ public:
+  void expect(const std::string& module, std::string* sink) { module_ = module, sink_ = sink; }
+  void notifyObjectCompiled(const Module* m, MemoryBufferRef obj) override {
+    if (sink_ && m->getModuleIdentifier() == module_) sink_->assign(obj.getBufferStart(), obj.getBufferSize());
+  }
+  std::unique_ptr<MemoryBuffer> getObject(const Module*) override { return nullptr; }
+
+ private:
+  std::string module_;
+  std::string* sink_ = nullptr;
+};
+
 // The LLVM side of gs::Jit: one LLJIT per backend; the caller serialises compile() and caches results.
 class LlvmBackend final : public JitBackend {
  public:
@@ -209,23 +230,37 @@ class LlvmBackend final : public JitBackend {
     if (!jtmb) throw std::runtime_error("JIT: cannot detect the host target: " + toString(jtmb.takeError()));
     // Backend O2: the cones are small, so better machine code costs little compile time and buys throughput.
     jtmb->setCodeGenOptLevel(CodeGenOptLevel::Default);
+    target_id_ = std::string("llvm ") + LLVM_VERSION_STRING + "; " + jtmb->getTargetTriple().str() + "; " + jtmb->getCPU() + "; " +
+                 jtmb->getFeatures().getString() + "; codegen O2; " + (options_.vectorize ? "block batch, reciprocal division" : "scalar batch");
     if (options_.vectorize) {  // the optimiser's view of the host: its CPU and vector features
       auto tm = jtmb->createTargetMachine();
       if (!tm) throw std::runtime_error("JIT: cannot create the host target machine: " + toString(tm.takeError()));
       tm_ = std::move(*tm);
     }
-    auto j = orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
+    auto j = orc::LLJITBuilder()
+                 .setJITTargetMachineBuilder(std::move(*jtmb))
+                 .setCompileFunctionCreator([this](orc::JITTargetMachineBuilder b) -> Expected<std::unique_ptr<orc::IRCompileLayer::IRCompiler>> {
+                   auto tm = b.createTargetMachine();
+                   if (!tm) return tm.takeError();
+                   return std::make_unique<orc::TMOwningSimpleCompiler>(std::move(*tm), &capture_);
+                 })
+                 .create();
     if (!j) throw std::runtime_error("JIT: cannot create LLJIT: " + toString(j.takeError()));
     jit_ = std::move(*j);
   }
 
-  CompiledCone compile(const ConeProgram& p) override;
+  std::string target_id() const override { return target_id_; }
+  CompiledCone compile(const ConeProgram& p, const std::string& symbol, std::string* object) override;
+  std::optional<CompiledCone> load(const ConeProgram& p, const std::string& symbol, const std::string& object) override;
 
  private:
   JitOptions options_;
+  std::string target_id_;
+  ObjectCapture capture_;
   std::unique_ptr<TargetMachine> tm_;
   std::unique_ptr<orc::LLJIT> jit_;
-  uint64_t next_id_ = 0;
+
+  CompiledCone entry_points(const ConeProgram& p, const std::string& symbol);
 
   void emit_scalar_batch(Function* batch, Function* body, const ConeProgram& p);
   void emit_block_batch(Function* batch, Function* body, const ConeProgram& p);
@@ -286,9 +321,54 @@ void LlvmBackend::emit_block_batch(Function* batch, Function* body, const ConePr
   b.CreateRetVoid();
 }
 
-CompiledCone LlvmBackend::compile(const ConeProgram& p) {
+CompiledCone LlvmBackend::entry_points(const ConeProgram& p, const std::string& base) {
+  auto one_sym = jit_->lookup(base + "_one");
+  if (!one_sym) throw std::runtime_error("JIT: " + toString(one_sym.takeError()));
+  auto batch_sym = jit_->lookup(base + "_batch");
+  if (!batch_sym) throw std::runtime_error("JIT: " + toString(batch_sym.takeError()));
+  CompiledCone c;
+  c.one = one_sym->toPtr<ConeFn>();
+  c.batch = batch_sym->toPtr<ConeBatchFn>();
+  c.n_inputs = p.inputs.size(), c.n_outputs = p.outputs.size();
+  return c;
+}
+
+// A cached object is checked before it reaches the linker: it must parse as an object file and define
+// both entry points (the on-disk cache has already checked its checksum).
+std::optional<CompiledCone> LlvmBackend::load(const ConeProgram& p, const std::string& symbol, const std::string& object) {
+  const auto start = std::chrono::steady_clock::now();
+  auto buffer = MemoryBuffer::getMemBufferCopy(object, symbol);
+  auto file = object::ObjectFile::createObjectFile(buffer->getMemBufferRef());
+  if (!file) {
+    consumeError(file.takeError());
+    return std::nullopt;
+  }
+  int found = 0;
+  for (const object::SymbolRef& sym : (*file)->symbols()) {
+    auto name = sym.getName();
+    if (!name) {
+      consumeError(name.takeError());
+      continue;
+    }
+    found += *name == symbol + "_one" || *name == symbol + "_batch";
+  }
+  if (found != 2) return std::nullopt;
+  if (auto err = jit_->addObjectFile(std::move(buffer))) {
+    consumeError(std::move(err));
+    return std::nullopt;
+  }
+  try {
+    CompiledCone c = entry_points(p, symbol);
+    c.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return c;
+  } catch (const std::runtime_error&) {
+    return std::nullopt;
+  }
+}
+
+CompiledCone LlvmBackend::compile(const ConeProgram& p, const std::string& symbol, std::string* object) {
   auto start = std::chrono::steady_clock::now();
-  const std::string base = "cone" + std::to_string(next_id_++);
+  const std::string& base = symbol;
   auto ctx = std::make_unique<LLVMContext>();
   auto mod = std::make_unique<Module>(base, *ctx);
   mod->setDataLayout(jit_->getDataLayout());
@@ -330,14 +410,9 @@ CompiledCone LlvmBackend::compile(const ConeProgram& p) {
   optimize(*mod, tm_.get());
   if (auto err = jit_->addIRModule(orc::ThreadSafeModule(std::move(mod), std::move(ctx))))
     throw std::runtime_error("JIT: " + toString(std::move(err)));
-  auto one_sym = jit_->lookup(base + "_one");
-  if (!one_sym) throw std::runtime_error("JIT: " + toString(one_sym.takeError()));
-  auto batch_sym = jit_->lookup(base + "_batch");
-  if (!batch_sym) throw std::runtime_error("JIT: " + toString(batch_sym.takeError()));
-  CompiledCone c;
-  c.one = one_sym->toPtr<ConeFn>();
-  c.batch = batch_sym->toPtr<ConeBatchFn>();
-  c.n_inputs = p.inputs.size(), c.n_outputs = p.outputs.size();
+  capture_.expect(base, object);  // compilation happens on the first lookup
+  CompiledCone c = entry_points(p, base);
+  capture_.expect("", nullptr);
   c.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return c;
 }
