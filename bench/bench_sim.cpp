@@ -80,7 +80,7 @@ BENCHMARK(BM_StdPriorityQueue)->Arg(5000000)->Unit(benchmark::kMillisecond);
 
 // The frontier-scale run: 16,384 GPUs, 54 days, the Llama 3 failure data, checkpoint-restart.
 void BM_Simulate_Llama3_16k_54d(benchmark::State& state) {
-  Scenario sc = load_scenario_toml(GSTACK_SOURCE_DIR "/presets/sim/llama3-405b-16k.toml", shipped_units());
+  Scenario sc = shipped_scenario("llama3-405b-16k.toml");
   uint64_t events = 0;
   for (auto _ : state) {
     SimResult r = simulate(sc, {sc.seed + uint64_t(state.iterations()), std::nullopt});

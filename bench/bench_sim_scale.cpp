@@ -150,7 +150,7 @@ double priority_queue_rate(int64_t events) {
 // and the site's hot spares in the same proportion. Failure rates are per unit, so the failures scale with
 // the fleet as the source's rates imply.
 Scenario scaled_llama3(uint64_t gpus) {
-  Scenario sc = load_scenario_toml(GSTACK_SOURCE_DIR "/presets/sim/llama3-405b-16k.toml", shipped_units());
+  Scenario sc = shipped_scenario("llama3-405b-16k.toml");
   SiteSpec& site = sc.sites.at(0);
   JobSpec& job = sc.jobs.at(0);
   uint32_t base_job_nodes = job.placement.at(0).nodes, base_spares = site.nodes - base_job_nodes;

@@ -16,6 +16,7 @@
 #include "runtime/api/session.h"
 #include "runtime/presets.h"
 #include "runtime/sim/commands.h"
+#include "runtime/sim/interval_model.h"
 #include "runtime/sim/scenario_toml.h"
 #include "runtime/site/simulation.h"
 #include "runtime/strategy/report.h"
@@ -225,7 +226,8 @@ Reply simulation_timeline(const Registry& reg, const std::string& presets_dir, c
   const size_t buckets = f.count("buckets", 120, 1, limits.timeline_buckets);
   const size_t max_episodes = f.count("max_episodes", 500, 0, limits.timeline_episodes);
   f.done();
-  const sim::Scenario sc = sim::load_scenario_toml(file, reg.units());
+  sim::Scenario sc = sim::load_scenario_toml(file, reg.units());
+  sim::attach_model_intervals(sc, reg);
   if (sc.jobs.empty()) f.fail("the scenario has no job, so it has no recovery timeline");
   if (site::scenario_gpu_days(sc) > limits.sim_gpu_days)
     f.fail("the scenario asks for more than " + std::to_string(uint64_t(limits.sim_gpu_days)) + " GPU-days (this server's cap per request)");

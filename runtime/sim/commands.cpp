@@ -23,6 +23,7 @@
 #include "runtime/research/store.h"
 #include "runtime/sim/engine.h"
 #include "runtime/sim/experiments.h"
+#include "runtime/sim/interval_model.h"
 #include "runtime/sim/report.h"
 #include "runtime/sim/scenario_toml.h"
 #include "runtime/sim/serving_report.h"
@@ -176,8 +177,9 @@ int simulate_command(const SimulateArgs& args, std::ostream& out, std::ostream& 
       throw std::invalid_argument(fmt::format("--replicas must be between 1 and {}", kMaxReplicas));
     if (args.threads > kMaxThreads) throw std::invalid_argument(fmt::format("--threads must be at most {}", kMaxThreads));
     if (args.timeline && args.replicas > 1) throw std::invalid_argument("--timeline records one run: use it without --replicas");
-    gs::Image img = gs::load_image_file(args.image_path);
-    sc = load_scenario_toml(args.scenario, img.units, args.model ? &*args.model : nullptr);
+    const Registry reg = Registry::load(args.image_path);
+    sc = load_scenario_toml(args.scenario, reg.units(), args.model ? &*args.model : nullptr);
+    attach_model_intervals(sc, reg);
     if (args.policy) base.recovery = parse_recovery(*args.policy);
     check_work(sc, args);
     base.max_events = args.max_events;

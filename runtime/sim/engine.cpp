@@ -112,7 +112,11 @@ void State::setup_jobs() {
     const auto& w = j.spec->workload;
     if (std::string missing = policy_prerequisites_missing(pol, w); !missing.empty())
       throw std::invalid_argument(fmt::format("job '{}': the {} policy needs {}", j.spec->id, recovery_name(pol.recovery), missing));
-    j.policy = Policy(pol);
+    try {
+      j.policy = Policy(pol, sc.intervals);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(fmt::format("job '{}': {}", j.spec->id, e.what()));
+    }
     j.use_spares = pol.recovery != Recovery::wait_restore;
     j.result.id = j.spec->id;
     j.result.policy = pol.label;

@@ -90,7 +90,7 @@ struct SiteNodes {
 
 struct Job {
   const JobSpec* spec = nullptr;
-  Policy policy{PolicySpec{}};
+  Policy policy{PolicySpec{.cadence = Cadence::none}};  // replaced at set-up
   uint32_t index = 0, gpus_per_node = 0, gen = 0;
   std::vector<Slot> slots;
   std::vector<Replica> replicas;

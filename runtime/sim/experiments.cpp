@@ -12,6 +12,7 @@
 #include "runtime/sim/e002.h"
 #include "runtime/sim/e004.h"
 #include "runtime/sim/e006.h"
+#include "runtime/sim/interval_model.h"
 
 namespace gs::sim {
 
@@ -43,6 +44,12 @@ ExperimentOutcome run_experiment(const research::ExperimentProtocol& protocol, c
       units = &img->units;
     }
     RecoveryV2Scenario sc = load_recovery_v2_scenario(scenario, context.scenario_path, *units);
+    // The candidate checkpoints by Daly's interval, which comes from the model.
+    sc.world.intervals = context.intervals;
+    if (!sc.world.intervals) {
+      if (context.image_path.empty()) throw std::invalid_argument("E001-RECOVERY-V2 needs the model image for Daly's checkpoint interval");
+      sc.world.intervals = CheckpointIntervals::from_model(Registry::load(context.image_path));
+    }
     used_seed = seed.value_or(sc.seed);
     payload = run_recovery_v2(protocol, sc, used_seed, context.timeline, &timeline);
   } else if (id == "E001") {

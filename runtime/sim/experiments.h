@@ -3,11 +3,13 @@
 // the serving simulator); the other protocols are frozen designs waiting for one.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "image/units.h"
 #include "runtime/research/artifact.h"
+#include "runtime/sim/scenario.h"
 #include "runtime/sim/timeline.h"
 
 namespace gs::sim {
@@ -31,6 +33,9 @@ struct ExperimentOutcome {
 struct ExperimentContext {
   std::string scenario_path;
   const gs::UnitTable* units = nullptr;  // when null, read from image_path if an experiment needs it
+  // The model's checkpoint-interval rules for a world whose cadence needs them; when null, compiled from
+  // image_path if an experiment needs them.
+  std::shared_ptr<const CheckpointIntervals> intervals;
   std::string image_path, presets_dir;
   std::optional<TimelineFormat> timeline;
 };

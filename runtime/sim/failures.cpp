@@ -106,12 +106,4 @@ double job_failure_rate_per_s(const std::vector<FailureClass>& classes, uint64_t
   return rate;
 }
 
-double young_interval_s(double delta_s, double mtbf_s) { return std::sqrt(2.0 * delta_s * mtbf_s); }
-
-double daly_interval_s(double delta_s, double mtbf_s) {
-  if (delta_s >= 2.0 * mtbf_s) return mtbf_s;
-  double r = delta_s / (2.0 * mtbf_s);
-  return std::sqrt(2.0 * delta_s * mtbf_s) * (1.0 + std::sqrt(r) / 3.0 + r / 9.0) - delta_s;
-}
-
 }  // namespace gs::sim

@@ -53,11 +53,4 @@ class FailureProcess {
 // a checkpoint policy may assume, because it follows from the declared data, not from the realised trace.
 double job_failure_rate_per_s(const std::vector<FailureClass>& classes, uint64_t gpus, uint64_t nodes);
 
-// Optimal compute time between checkpoints for checkpoint cost delta and mean time between failures mtbf.
-// Young, "A first order approximation to the optimum checkpoint interval", CACM 17(9):530-531, 1974.
-double young_interval_s(double delta_s, double mtbf_s);
-// Daly, "A higher order estimate of the optimum checkpoint interval for restart dumps",
-// Future Generation Computer Systems 22(3):303-312, 2006, eq. (37).
-double daly_interval_s(double delta_s, double mtbf_s);
-
 }  // namespace gs::sim

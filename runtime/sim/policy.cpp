@@ -3,9 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <vector>
 
-#include "runtime/sim/failures.h"
+#include "runtime/sim/interval_model.h"
 
 namespace gs::sim {
 
@@ -57,6 +58,14 @@ bool is_envelope_feature(const std::string& name) {
   return name == "replica_loss_fraction" || name == "exposure" || name == "mtbf_drift";
 }
 
+Policy::Policy(PolicySpec spec, std::shared_ptr<const CheckpointIntervals> intervals)
+    : spec_(std::move(spec)), intervals_(std::move(intervals)) {
+  if ((spec_.cadence == Cadence::young || spec_.cadence == Cadence::daly) && !intervals_)
+    throw std::invalid_argument(std::string("checkpoint = \"") + (spec_.cadence == Cadence::young ? "young" : "daly") +
+                                "\" takes its interval from the model's [checkpoint_interval] relations (presets/sim/model-inputs.toml), "
+                                "and this scenario was loaded without the model");
+}
+
 double Policy::mtbf_estimate(const Observation& o) const {
   if (spec_.recovery != Recovery::adaptive) return o.prior_mtbf_s;
   // Gamma-Poisson update of the failure rate: the declared MTBF counts as `prior_failures` failures
@@ -79,8 +88,8 @@ uint32_t Policy::cadence_steps(const Observation& o, double mtbf_s) const {
     case Cadence::none: return kNever;
     case Cadence::fixed_steps: return static_cast<uint32_t>(spec_.cadence_value);
     case Cadence::fixed_time: return to_steps(spec_.cadence_value);
-    case Cadence::young: return mtbf_s > 0 && std::isfinite(mtbf_s) ? to_steps(young_interval_s(delta, mtbf_s)) : kNever;
-    case Cadence::daly: return mtbf_s > 0 && std::isfinite(mtbf_s) ? to_steps(daly_interval_s(delta, mtbf_s)) : kNever;
+    case Cadence::young: return mtbf_s > 0 && std::isfinite(mtbf_s) ? to_steps(intervals_->young(delta, mtbf_s)) : kNever;
+    case Cadence::daly: return mtbf_s > 0 && std::isfinite(mtbf_s) ? to_steps(intervals_->daly(delta, mtbf_s)) : kNever;
   }
   return kNever;
 }

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "runtime/sim/scenario.h"
@@ -72,7 +73,9 @@ bool is_envelope_feature(const std::string& name);
 
 class Policy {
  public:
-  explicit Policy(PolicySpec spec) : spec_(std::move(spec)) {}
+  // `intervals`: the model's Young and Daly rules; required when the cadence is young or daly (throws
+  // std::invalid_argument otherwise).
+  explicit Policy(PolicySpec spec, std::shared_ptr<const CheckpointIntervals> intervals = nullptr);
   const PolicySpec& spec() const { return spec_; }
   Decision decide(const Observation& o);
 
@@ -82,6 +85,7 @@ class Policy {
   uint32_t foresight_steps(const Observation& o, double delta) const;
   RecoveryAction choose_recovery(const Observation& o, bool& abstained) const;
   PolicySpec spec_;
+  std::shared_ptr<const CheckpointIntervals> intervals_;
 };
 
 }  // namespace gs::sim

@@ -275,4 +275,10 @@ Json Scenario::to_json() const {
 
 std::string Scenario::hash() const { return research::canonical_sha256(to_json()); }
 
+bool Scenario::needs_model_intervals() const {
+  for (const auto& j : jobs)
+    if (j.policy.cadence == Cadence::young || j.policy.cadence == Cadence::daly) return true;
+  return false;
+}
+
 }  // namespace gs::sim

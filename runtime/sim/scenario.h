@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,8 @@
 namespace gs::sim {
 
 using research::Json;
+
+class CheckpointIntervals;  // interval_model.h
 
 struct SourceRef {
   std::string id, citation, url;
@@ -188,6 +191,11 @@ struct Scenario {
   std::vector<TimedEvent> events;
   std::vector<PublishedFigure> published;
   int64_t power_sample_ns = 0;  // > 0: record the IT power of each site for waveform analysis
+  // The model's checkpoint-interval rules, which a job whose cadence is "young" or "daly" needs; whoever
+  // loads a scenario with the model attaches them (CheckpointIntervals::from_model). Not part of the hash:
+  // they are the model's, not the scenario's.
+  std::shared_ptr<const CheckpointIntervals> intervals;
+  bool needs_model_intervals() const;  // some job's cadence is young or daly
 
   // Cross-checks references and ranges and resolves every job's and site's inputs. Throws
   // std::invalid_argument listing the problems. Loaders call it; so must code that builds a scenario.

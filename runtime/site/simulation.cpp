@@ -11,6 +11,7 @@
 #include "runtime/research/canonical_json.h"
 #include "runtime/sim/commands.h"
 #include "runtime/sim/engine.h"
+#include "runtime/sim/interval_model.h"
 #include "runtime/sim/report.h"
 #include "runtime/sim/scenario_toml.h"
 #include "runtime/toml_file.h"
@@ -225,7 +226,8 @@ PolicyRun run_policy(const sim::Scenario& sc, const std::string& policy, uint64_
 
 ojson simulation_view_json(const Registry& reg, const std::string& presets_dir, const SimulationSettings& settings) {
   const std::string file = (fs::path(presets_dir) / "sim" / (settings.scenario + ".toml")).string();
-  const sim::Scenario sc = sim::load_scenario_toml(file, reg.units());
+  sim::Scenario sc = sim::load_scenario_toml(file, reg.units());
+  sim::attach_model_intervals(sc, reg);
   if (sc.jobs.empty()) throw PresetError(file + ": the Simulation view needs a scenario with a job");
   ojson runs = ojson::array(), published;
   for (const auto& policy : settings.policies) {

@@ -8,6 +8,8 @@
 
 #include "compiler/compile.h"
 #include "image/image.h"
+#include "runtime/registry.h"
+#include "runtime/sim/interval_model.h"
 #include "runtime/sim/scenario_toml.h"
 
 namespace gs::sim::testing {
@@ -28,21 +30,28 @@ inline const gs::Image& units_image() {
 
 inline const gs::UnitTable& units() { return units_image().units; }
 
-// The same image as a file, for the commands that take an image path.
-inline std::string units_image_path() {
-  static const std::string path = [] {
-    std::string p = GSTACK_BINARY_DIR "/sim_tests_units.gsimg";
-    gs::save_image_file(units_image(), p);
-    return p;
-  }();
-  return path;
+// The built model's image, for the commands that take an image path: they read its unit table and
+// compile its checkpoint-interval rules.
+inline std::string model_image_path() { return GSTACK_BINARY_DIR "/model.gsimg"; }
+
+// The built model's checkpoint-interval rules (Young, Daly), compiled once: policies with those cadences
+// read their intervals from the model, as `gpu-stack simulate` does.
+inline std::shared_ptr<const CheckpointIntervals> intervals() {
+  static const std::shared_ptr<const CheckpointIntervals> rules =
+      CheckpointIntervals::from_model(gs::Registry::load(model_image_path()));
+  return rules;
+}
+
+inline Scenario with_intervals(Scenario sc) {
+  sc.intervals = intervals();
+  return sc;
 }
 
 inline Scenario load_preset(const std::string& name) {
-  return load_scenario_toml(std::string(GSTACK_SOURCE_DIR) + "/presets/sim/" + name, units());
+  return with_intervals(load_scenario_toml(std::string(GSTACK_SOURCE_DIR) + "/presets/sim/" + name, units()));
 }
 
-inline Scenario parse(const std::string& toml) { return parse_scenario_toml(toml, units(), "test.toml"); }
+inline Scenario parse(const std::string& toml) { return with_intervals(parse_scenario_toml(toml, units(), "test.toml")); }
 
 // A small single-site job with sourced-looking inputs (all marked as assumptions) and one failure class.
 // `extra` is appended verbatim, so tests can add failures, events or policy settings.

@@ -31,7 +31,11 @@ Json read_json(const std::string& path) {
 }
 
 const RecoveryV2Scenario& scenario() {
-  static const RecoveryV2Scenario sc = load_recovery_v2_scenario(read_json(kScenario), kScenario, testing::units());
+  static const RecoveryV2Scenario sc = [] {
+    RecoveryV2Scenario s = load_recovery_v2_scenario(read_json(kScenario), kScenario, testing::units());
+    s.world.intervals = testing::intervals();
+    return s;
+  }();
   return sc;
 }
 
@@ -155,6 +159,7 @@ TEST_CASE("E001-RECOVERY-V2 end to end: one trace, verdict, determinism of the s
   ExperimentContext ctx;
   ctx.scenario_path = kScenario;
   ctx.units = &testing::units();
+  ctx.intervals = testing::intervals();
   ctx.timeline = TimelineFormat::jsonl;
   ExperimentOutcome a = run_experiment(protocol, read_json(kScenario), std::nullopt, ctx);
   ExperimentOutcome b = run_experiment(protocol, read_json(kScenario), std::nullopt, ctx);
@@ -203,7 +208,7 @@ TEST_CASE("E001-RECOVERY-V2 scenario errors: every problem listed, malformed JSO
   a.experiment = "E001-RECOVERY-V2";
   a.scenario = file.string();
   a.experiments_dir = kExperiments;
-  a.image_path = testing::units_image_path();
+  a.image_path = testing::model_image_path();
   std::ostringstream out, err;
   CHECK(experiment_run_command(a, out, err) == 2);
   CHECK(err.str().find(file.string() + ":3:10:") != std::string::npos);
@@ -218,7 +223,7 @@ TEST_CASE("E001-RECOVERY-V2 artifacts are written once and never overwritten; th
   a.experiment = "E001-RECOVERY-V2";
   a.scenario = kScenario;
   a.experiments_dir = kExperiments;
-  a.image_path = testing::units_image_path();
+  a.image_path = testing::model_image_path();
   a.output = (dir / "result.json").string();
   a.timeline = (dir / "timeline.csv").string();
   std::ostringstream out1, err1, out2, err2, out3, err3;

@@ -164,7 +164,7 @@ TEST_CASE("E001 scenarios that leak held-out observations into the prior are ref
 TEST_CASE("simulate command: exit codes, JSON and replicas") {
   SimulateArgs a;
   a.scenario = GSTACK_SOURCE_DIR "/presets/sim/llama3-405b-16k.toml";
-  a.image_path = testing::units_image_path();
+  a.image_path = testing::model_image_path();
   a.json = true;
   a.replicas = 2;
   std::ostringstream out, err;

@@ -10,19 +10,33 @@
 using namespace gs::sim;
 using namespace gs;  // the seeded generator and deterministic math live in the runtime core
 
-TEST_CASE("Young's interval by hand") {
+TEST_CASE("Young's interval, as the model computes it, by hand") {
   // sqrt(2 x 120 s x 21600 s) = sqrt(5,184,000) = 2276.8399 s
-  CHECK(young_interval_s(120, 21600) == doctest::Approx(2276.839915).epsilon(1e-9));
+  CHECK(testing::intervals()->young(120, 21600) == doctest::Approx(2276.839915).epsilon(1e-9));
 }
 
-TEST_CASE("Daly's higher-order interval by hand") {
+TEST_CASE("Daly's higher-order interval, as the model computes it, by hand") {
   // delta = 120 s, M = 21600 s: r = 120 / 43200 = 1/360;
   // sqrt(2 delta M) (1 + sqrt(r)/3 + r/9) - delta = 2276.83992 x 1.01787627 - 120 = 2197.54264 s
+  const auto rules = testing::intervals();
   double r = 120.0 / 43200.0;
   double expected = std::sqrt(2.0 * 120 * 21600) * (1 + std::sqrt(r) / 3 + r / 9) - 120;
-  CHECK(daly_interval_s(120, 21600) == doctest::Approx(expected).epsilon(1e-12));
-  CHECK(daly_interval_s(120, 21600) == doctest::Approx(2197.54264).epsilon(1e-8));
-  CHECK(daly_interval_s(500, 200) == 200);  // checkpoints slower than failures: the interval is M
+  CHECK(rules->daly(120, 21600) == doctest::Approx(expected).epsilon(1e-12));
+  CHECK(rules->daly(120, 21600) == doctest::Approx(2197.54264).epsilon(1e-8));
+  CHECK(rules->daly(500, 200) == 200);  // checkpoints slower than failures: the interval is M
+}
+
+TEST_CASE("the checkpoint-interval binding names four variables and nothing else") {
+  IntervalBinding b = parse_interval_binding(R"([checkpoint_interval]
+checkpoint_time = "a"
+mtbf = "b"
+young = "c"
+daly = "d")", "test.toml");
+  CHECK(b.checkpoint_time == "a");
+  CHECK(b.daly == "d");
+  CHECK_THROWS_WITH_AS(parse_interval_binding("schema = \"x\"", "t.toml"), doctest::Contains("no [checkpoint_interval] table"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(parse_interval_binding("[checkpoint_interval]\nmtbf = \"b\"", "t.toml"), doctest::Contains("'checkpoint_time'"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(parse_interval_binding("[checkpoint_interval]\nwat = 1", "t.toml"), doctest::Contains("unknown key 'wat'"), std::invalid_argument);
 }
 
 TEST_CASE("the Llama 3 preset's rates add up to 419 interruptions in 54 days") {

@@ -2,7 +2,6 @@
 #include <doctest/doctest.h>
 
 #include "runtime/sim/engine.h"
-#include "runtime/sim/failures.h"
 #include "runtime/sim/policy.h"
 #include "tests/unit/sim/support.h"
 
@@ -31,13 +30,18 @@ TEST_CASE("checkpoint intervals follow Daly from the declared MTBF and the expec
   o.prior_mtbf_s = 7854;
   PolicySpec spec;
   spec.cadence = Cadence::daly;
-  Decision d = Policy(spec).decide(o);
-  CHECK(d.checkpoint_interval_steps == uint32_t(std::lround(daly_interval_s(10, 7854) / 2)));
+  const auto rules = gs::sim::testing::intervals();
+  Decision d = Policy(spec, rules).decide(o);
+  // Daly: sqrt(2 x 10 x 7854) (1 + sqrt(r)/3 + r/9) - 10 with r = 10 / 15708: 396.333 x 1.0084811 - 10 = 389.69 s, 195 steps of 2 s
+  CHECK(d.checkpoint_interval_steps == uint32_t(std::lround(rules->daly(10, 7854) / 2)));
+  CHECK(d.checkpoint_interval_steps == 195);
   spec.cadence = Cadence::young;
-  CHECK(Policy(spec).decide(o).checkpoint_interval_steps == uint32_t(std::lround(young_interval_s(10, 7854) / 2)));
+  // Young: sqrt(2 x 10 x 7854) = 396.33 s, 198 steps
+  CHECK(Policy(spec, rules).decide(o).checkpoint_interval_steps == 198);
+  CHECK_THROWS_AS(Policy{spec}, std::invalid_argument);  // a Young or Daly cadence needs the model's rules
   spec.cadence = Cadence::fixed_time;
   spec.cadence_value = 600;
-  CHECK(Policy(spec).decide(o).checkpoint_interval_steps == 300);
+  CHECK(Policy(spec, gs::sim::testing::intervals()).decide(o).checkpoint_interval_steps == 300);
 }
 
 TEST_CASE("the adaptive cadence doubles on collective-bound cycles and halves on compute-bound ones") {
@@ -52,13 +56,13 @@ TEST_CASE("the adaptive cadence doubles on collective-bound cycles and halves on
   o.sync_observed = true;
   o.local_steps = 11;
   o.collective_phase_fraction = 0.48;
-  CHECK(Policy(spec).decide(o).local_steps == 22);
+  CHECK(Policy(spec, gs::sim::testing::intervals()).decide(o).local_steps == 22);
   o.collective_phase_fraction = 0.1;
-  CHECK(Policy(spec).decide(o).local_steps == 5);
+  CHECK(Policy(spec, gs::sim::testing::intervals()).decide(o).local_steps == 5);
   o.collective_phase_fraction = 0.3;
-  CHECK(Policy(spec).decide(o).local_steps == 11);
+  CHECK(Policy(spec, gs::sim::testing::intervals()).decide(o).local_steps == 11);
   o.sync_observed = false;  // no completed-cycle evidence: no change
-  CHECK(Policy(spec).decide(o).local_steps == 0);
+  CHECK(Policy(spec, gs::sim::testing::intervals()).decide(o).local_steps == 0);
 }
 
 TEST_CASE("elastic continuation drops the failed replica and brings it back later") {
@@ -98,4 +102,13 @@ TEST_CASE("wait_restore waits for the job's own nodes instead of taking spares")
   SimResult spares = simulate(sc, {2, Recovery::restart}), own = simulate(sc, {2, Recovery::wait_restore});
   CHECK(own.jobs[0].time.waiting > spares.jobs[0].time.waiting);
   CHECK(own.jobs[0].steps_committed < spares.jobs[0].steps_committed);
+}
+
+TEST_CASE("a Young or Daly cadence on a scenario loaded without the model is refused, naming the job") {
+  Scenario sc = parse_scenario_toml(small_scenario("recovery = \"restart\"\ncheckpoint = \"daly\"\n"), gs::sim::testing::units(), "t.toml");
+  CHECK_THROWS_WITH_AS(simulate(sc, {1, std::nullopt}), doctest::Contains("job 'train': checkpoint = \"daly\" takes its interval from the model"),
+                       std::invalid_argument);
+  sc.jobs[0].policy.cadence = Cadence::fixed_steps;  // a fixed cadence needs no model
+  sc.jobs[0].policy.cadence_value = 100;
+  CHECK(simulate(sc, {1, std::nullopt}).work_conserved());
 }
