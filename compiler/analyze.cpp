@@ -8,6 +8,7 @@
 
 #include "compiler/builtins.h"
 #include "compiler/lower.h"
+#include "compiler/symbols.h"
 #include "image/suggest.h"
 
 namespace gs::compiler {
@@ -69,6 +70,7 @@ class Analyzer {
       declare_units(files_[s]);
       declare_variables(files_[s], s);
     }
+    check_symbols_against_names();
     for (uint32_t s = 0; s < files_.size(); ++s) declare_relations(files_[s], s);
     for (uint32_t s = 0; s < files_.size(); ++s) declare_exports(files_[s], s);
     check_definitions();
@@ -89,6 +91,8 @@ class Analyzer {
   std::map<std::string, uint32_t> namespace_owner_;    // namespace -> system
   std::vector<bool> foreign_systems_;                  // per system: exempt from the rule as a whole  // per system: itself and everything it uses, transitively
   std::map<uint32_t, Location> var_at_;
+  std::map<std::string, uint32_t> symbol_ids_;  // symbol -> variable
+  std::map<uint32_t, Location> symbol_at_;
   std::map<uint32_t, Location> relation_at_;
 
   Span span(const Location& at) const { return span_of(at, file_ids_); }
@@ -334,10 +338,38 @@ class Analyzer {
       } else {
         v.assume = check_assumptions(decl, v.unit_scale);
       }
+      if (decl.symbol_at.file) v.symbol = checked_symbol(decl, uint32_t(img_.vars.size()));
       var_at_[uint32_t(img_.vars.size())] = decl.at;
       var_ids_[decl.name] = uint32_t(img_.vars.size());
       img_.vars.push_back(std::move(v));
     }
+  }
+
+  // The symbol of variable `id` when it is a usable one (E-SYMBOL), else "".
+  std::string checked_symbol(const ADecl& decl, uint32_t id) {
+    if (std::string problem = symbol_problem(decl.symbol); !problem.empty()) {
+      d_.error(decl.symbol_at, "E-SYMBOL", "the symbol of '" + decl.name + "' " + problem,
+               "a symbol is a short printable name without spaces, '=' or ',', e.g. symbol \"η_gemm\"");
+      return "";
+    }
+    if (auto it = symbol_ids_.find(decl.symbol); it != symbol_ids_.end()) {
+      const Location& first = symbol_at_[it->second];
+      d_.error(decl.symbol_at, "E-DUPLICATE",
+               "symbol '" + decl.symbol + "' already names '" + img_.vars[it->second].name + "' (" + first.file->path + ":" +
+                   std::to_string(first.line) + ":" + std::to_string(first.column) + ")",
+               "a symbol stands for one variable wherever a name is accepted; make them differ");
+      return "";
+    }
+    symbol_ids_[decl.symbol] = id, symbol_at_[id] = decl.symbol_at;
+    return decl.symbol;
+  }
+
+  // A symbol may not be another variable's name: `--assign NAME=...` would then be ambiguous.
+  void check_symbols_against_names() {
+    for (const auto& [symbol, id] : symbol_ids_)
+      if (auto it = var_ids_.find(symbol); it != var_ids_.end() && it->second != id)
+        d_.error(symbol_at_[id], "E-DUPLICATE", "symbol '" + symbol + "' of '" + img_.vars[id].name + "' is the name of another variable",
+                 "a symbol stands for one variable wherever a name is accepted; choose another");
   }
 
   Scope scope_for(uint32_t system) const {

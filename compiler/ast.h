@@ -62,6 +62,9 @@ struct ADecl {
   // Var: `foreign "reason"` keeps the variable outside its system's namespace (reason empty: no clause).
   std::string foreign_reason;
   Location foreign_at;
+  // Var / Const: `symbol "η_gemm"`, the short math name (symbol_at unset: no clause).
+  std::string symbol;
+  Location symbol_at;
   double value = 0;
   // Relation.
   Head head = Head::Eq;

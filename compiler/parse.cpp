@@ -325,6 +325,10 @@ class Builder {
     return e;
   }
 
+  void symbol(P::SymbolClauseContext* c, ADecl& d) const {
+    if (c) d.symbol = unquote(c->sym), d.symbol_at = at(c->sym);
+  }
+
   ADecl var(P::VarDeclContext* x) const {
     ADecl d;
     d.k = ADecl::K::Var, d.name = x->name->getText(), d.at = at(x->name), d.unit = unit(x->unitExpr());
@@ -336,6 +340,7 @@ class Builder {
         d.assumptions.push_back(as);
       }
     if (auto* f = x->foreignClause()) d.foreign_reason = unquote(f->reason), d.foreign_at = at(f);
+    symbol(x->symbolClause(), d);
     return d;
   }
 
@@ -407,6 +412,7 @@ class Builder {
     } else if (auto* x = c->constDecl()) {
       d.k = ADecl::K::Const, d.name = x->name->getText(), d.at = at(x->name), d.value = signed_number(x->value);
       d.unit = unit(x->unitExpr()), d.description = unquote(x->desc), d.refs = refs(x->refList());
+      symbol(x->symbolClause(), d);
     } else if (auto* x = c->relationDecl()) {
       d = relation(x);
     } else if (auto* x = c->exportDecl()) {

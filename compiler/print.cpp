@@ -88,6 +88,7 @@ std::string print_decl(const ADecl& d) {
   }
   auto tail = [&](std::string line) {
     if (!d.description.empty()) line += " " + quoted(d.description);
+    if (d.symbol_at.file) line += " symbol " + quoted(d.symbol);
     if (!d.refs.empty()) line += " ref " + names(d.refs);
     return line;
   };

@@ -21,11 +21,13 @@ prefixDecl   : PREFIX name=IDENT '=' signedNumber ;
 refDecl      : REF name=IDENT citation=STRING refField* ;
 refField     : KIND_KW kind=IDENT | URL url=STRING | YEAR year=NUMBER | AT locator=STRING ;
 
-varDecl      : VAR name=qname ':' unitExpr desc=STRING? refList? assumeList? foreignClause? ;
+varDecl      : VAR name=qname ':' unitExpr desc=STRING? symbolClause? refList? assumeList? foreignClause? ;
+// `symbol "η_gemm"`: the short math name shown beside the dotted one, and accepted wherever a name is.
+symbolClause : SYMBOL sym=STRING ;
 // A variable kept outside its system's namespace, with the reason (the namespace rule's explicit exception).
 foreignClause: FOREIGN reason=STRING ;
 // The source is required, but checked after parsing (E-CONST-SOURCE) so the message can say so.
-constDecl    : CONST name=qname '=' value=signedNumber unitExpr desc=STRING? refList? ;
+constDecl    : CONST name=qname '=' value=signedNumber unitExpr desc=STRING? symbolClause? refList? ;
 refList      : REF IDENT (',' IDENT)* ;
 assumeList   : ASSUME assumption (',' assumption)* ;
 assumption   : IDENT ( '(' lo=signedNumber ',' hi=signedNumber ')' )? ;
@@ -43,7 +45,7 @@ relationHead : EQ_KW | VARIANT | APPROX | CONSTRAINT | ITERATE | ODE | STOCHASTI
 variantKey   : '[' (word | NUMBER)+ ']' ;   // e.g. [dense], [stochastic], [1f1b]
 // Any identifier, keywords included: variant keys are free-form labels such as [stochastic].
 word         : IDENT | SYSTEM | USE | DIMENSION | UNIT | PREFIX | REF | KIND_KW | URL | YEAR | AT | VAR | CONST
-             | ASSUME | FOREIGN | EXPORT | TEMPLATE | INSTANCE | EQ_KW | VARIANT | APPROX | CONSTRAINT | ITERATE | ODE | STOCHASTIC | WHEN | OVER | FROM
+             | ASSUME | FOREIGN | SYMBOL | EXPORT | TEMPLATE | INSTANCE | EQ_KW | VARIANT | APPROX | CONSTRAINT | ITERATE | ODE | STOCHASTIC | WHEN | OVER | FROM
              | TIMES | DERIV | MEAN | PIECEWISE | IF | OTHERWISE | AND | OR | NOT ;
 validity     : WHEN expr ;
 body         : lhs=expr '=' map=expr OVER binder=IDENT FROM init=expr TIMES count=expr         # BodyIterate
@@ -92,6 +94,7 @@ VAR        : 'var' ;
 CONST      : 'const' ;
 ASSUME     : 'assume' ;
 FOREIGN    : 'foreign' ;
+SYMBOL     : 'symbol' ;
 EXPORT     : 'export' ;
 TEMPLATE   : 'template' ;
 INSTANCE   : 'instance' ;

@@ -233,7 +233,7 @@ void write_payload(Writer& w, const Image& img) {
   }
   w.u32(uint32_t(img.vars.size()));
   for (const auto& v : img.vars) {
-    w.str(v.name), w.str(v.description), w.str(v.doc), w.str(v.unit), w.f64(v.unit_scale), w.dim(v.dim);
+    w.str(v.name), w.str(v.symbol), w.str(v.description), w.str(v.doc), w.str(v.unit), w.f64(v.unit_scale), w.dim(v.dim);
     w.u32(v.system), w.u32s(v.refs);
     w.u8(uint8_t(v.assume.sign)), w.u8(v.assume.integer), w.u8(v.assume.binary), w.u8(v.assume.has_range);
     w.f64(v.assume.lo), w.f64(v.assume.hi);
@@ -321,7 +321,7 @@ Image read_payload(Reader& r) {
   }
   for (uint32_t i = 0, n = r.count(8); i < n; ++i) {
     Variable v;
-    v.name = r.str(), v.description = r.str(), v.doc = r.str(), v.unit = r.str(), v.unit_scale = r.f64();
+    v.name = r.str(), v.symbol = r.str(), v.description = r.str(), v.doc = r.str(), v.unit = r.str(), v.unit_scale = r.f64();
     v.dim = r.dim(), v.system = r.u32(), v.refs = r.u32s();
     uint8_t sign = r.u8();
     if (sign > uint8_t(Sign::Nonpositive)) throw ImageError("registry image is corrupt (bad sign assumption)");

@@ -20,7 +20,8 @@
 namespace gs {
 
 // 2: the `exports` table (names the tools read by role) follows the adjacency tables.
-constexpr uint32_t kImageFormatVersion = 2;
+// 3: each variable carries its symbol (`symbol "η_gemm"`), after its name.
+constexpr uint32_t kImageFormatVersion = 3;
 
 struct Span {
   uint32_t file = 0;  // index into Image::files
@@ -53,6 +54,7 @@ struct Assumptions {
 
 struct Variable {
   std::string name;         // dotted, globally unique
+  std::string symbol;       // short math name (`symbol "η_gemm"`), unique, or ""
   std::string description;  // one line, from the declaration
   std::string doc;          // doc comment lines, if any
   std::string unit;         // display unit as written, e.g. "USD/(kW*h)"

@@ -151,6 +151,7 @@ std::string hover_markdown(const ModelIndex& index, const Declaration& d) {
       const bool constant = decl->k == ADecl::K::Const;
       md = "**`" + d.name + "`** : `" + (decl->unit ? decl->unit->text : "1") + "`";
       md += constant ? " — constant = " + shortest(decl->value) + " " + (decl->unit ? decl->unit->text : "") : " — variable";
+      if (!decl->symbol.empty()) md += ", symbol " + text(decl->symbol);
       md += "\n\n" + text(decl->description);
       if (!decl->doc.empty()) md += "\n\n" + text(decl->doc);
       if (!constant) {

@@ -95,6 +95,7 @@ std::string export_json(const Registry& reg, const ConeExport& spec) {
     json defs = json::array();
     for (uint32_t r : reg.definitions(v)) defs.push_back(reg.relation(r).name);
     j["nodes"].push_back({{"name", var.name},
+                          {"symbol", var.symbol},
                           {"unit", var.unit},
                           {"si_unit", reg.units().describe(var.dim)},
                           {"system", reg.image().systems[var.system].name},

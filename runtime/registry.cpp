@@ -28,6 +28,8 @@ bool defines_value(const Relation& r) {
   return false;
 }
 
+std::string labeled_name(const Variable& v) { return v.symbol.empty() ? v.name : v.name + " (" + v.symbol + ")"; }
+
 Registry::Registry(Image img) : img_(std::move(img)) {
   std::error_code ec;
   cwd_ = std::filesystem::current_path(ec).string();
@@ -36,6 +38,10 @@ Registry::Registry(Image img) : img_(std::move(img)) {
   for (const auto& v : img_.vars) var_names_.push_back(v.name);
   // The maps key on views into the image's own strings, which live as long as the registry.
   for (uint32_t i = 0; i < n; ++i) var_index_.emplace(img_.vars[i].name, i);
+  // A symbol is accepted wherever a name is. The compiler keeps symbols unique and distinct from every
+  // name; should an image disagree, the name wins (emplace keeps the first entry).
+  for (uint32_t i = 0; i < n; ++i)
+    if (!img_.vars[i].symbol.empty()) var_index_.emplace(img_.vars[i].symbol, i);
   for (uint32_t i = 0; i < img_.relations.size(); ++i) relation_index_.emplace(img_.relations[i].name, i);
   for (uint32_t i = 0; i < img_.systems.size(); ++i) system_index_.emplace(img_.systems[i].name, i);
   sorted_vars_.resize(n);

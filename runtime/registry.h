@@ -23,6 +23,9 @@ const char* var_kind_name(VarKind k);
 // are traced but never integrated; a stochastic relation defines a value only through its mean.
 bool defines_value(const Relation& r);
 
+// "training.mfu (MFU)": the dotted name with the variable's symbol, where it has one.
+std::string labeled_name(const Variable& v);
+
 struct RegistryStats {
   size_t systems = 0, variables = 0, constants = 0, relations = 0, root_inputs = 0, leaves = 0;
 };
@@ -53,6 +56,7 @@ class Registry {
   const Relation& relation(uint32_t id) const { return img_.relations[id]; }
   const std::vector<std::string>& var_names() const { return var_names_; }
 
+  // A variable by its dotted name or by its symbol (`symbol "MFU"`).
   std::optional<uint32_t> find_var(std::string_view name) const;
   std::optional<uint32_t> find_relation(std::string_view name) const;
   std::optional<uint32_t> find_system(std::string_view name) const;

@@ -232,7 +232,7 @@ std::string resolution_text(const Registry& reg, const Resolution& res, const Re
   if (view.trace) {
     out += "\ntrace:\n";
     for (const Step& s : res.steps) {
-      out += "  " + reg.var(s.var).name + " = " + value_text(reg, s.var, s.value) + "  <- " + relation_label(reg, s.relation) +
+      out += "  " + labeled_name(reg.var(s.var)) + " = " + value_text(reg, s.var, s.value) + "  <- " + relation_label(reg, s.relation) +
              "  " + reg.location(reg.relation(s.relation).span);
       if (s.fallback_from >= 0) out += "  [fallback from " + reg.relation(uint32_t(s.fallback_from)).name + "]";
       if (!s.system_peers.empty()) out += "  [system: " + names(reg, s.system_peers, s.system_peers.size()) + "]";
@@ -271,6 +271,7 @@ json resolution_object(const Registry& reg, const ResolutionFacts& res, const st
   j["steps"] = json::array();
   for (const Step& s : full ? steps : std::vector<Step>{}) {
     json step{{"variable", reg.var(s.var).name}};
+    if (!reg.var(s.var).symbol.empty()) step["symbol"] = reg.var(s.var).symbol;
     put_quantity(step, reg, s.var, sym::to_double(s.value));
     if (!sym::to_double(s.value)) step["formula"] = sym::to_string(s.value);
     step["relation"] = relation_json(reg, s.relation);
@@ -328,7 +329,7 @@ class TreeWalker {
       const auto [v, depth] = pending.back();
       pending.pop_back();
       const Variable& var = reg_.var(v);
-      std::string line = indentation(depth) + var.name + " = " + value_of(v);
+      std::string line = indentation(depth) + labeled_name(var) + " = " + value_of(v);
       const Step* step = res_.step_for(v);
       const bool repeated = !seen_.insert(v).second;
       if (step) {
@@ -384,6 +385,7 @@ class TreeWalker {
   Node visit(uint32_t v) {
     const Variable& var = reg_.var(v);
     json j{{"variable", var.name}};
+    if (!var.symbol.empty()) j["symbol"] = var.symbol;
     auto value = res_.values.find(v);
     std::optional<double> x = value == res_.values.end() ? std::nullopt : sym::to_double(value->second);
     put_quantity(j, reg_, v, x);

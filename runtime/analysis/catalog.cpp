@@ -33,7 +33,7 @@ std::vector<std::string> words(const std::string& text) {
 }
 
 bool matches_text(const Variable& v, const std::vector<std::string>& ws) {
-  const std::string hay = lower(v.name + "\n" + v.description + "\n" + v.doc);
+  const std::string hay = lower(v.name + "\n" + v.symbol + "\n" + v.description + "\n" + v.doc);
   return std::all_of(ws.begin(), ws.end(), [&](const std::string& w) { return hay.find(w) != std::string::npos; });
 }
 
@@ -77,11 +77,11 @@ std::vector<uint32_t> find_variables(const Registry& reg, const VariableQuery& q
 
 std::string variables_text(const Registry& reg, const std::vector<uint32_t>& vars) {
   size_t name_w = 4, unit_w = 4;
-  for (uint32_t v : vars) name_w = std::max(name_w, reg.var(v).name.size()), unit_w = std::max(unit_w, reg.var(v).unit.size());
+  for (uint32_t v : vars) name_w = std::max(name_w, labeled_name(reg.var(v)).size()), unit_w = std::max(unit_w, reg.var(v).unit.size());
   std::string out;
   for (uint32_t v : vars) {
     const Variable& var = reg.var(v);
-    out += fmt::format("{:<{}}  {:<8}  {:<{}}  {}\n", var.name, name_w, var_kind_name(reg.kind(v)), var.unit, unit_w, var.description);
+    out += fmt::format("{:<{}}  {:<8}  {:<{}}  {}\n", labeled_name(var), name_w, var_kind_name(reg.kind(v)), var.unit, unit_w, var.description);
   }
   out += fmt::format("{} variable{}\n", vars.size(), vars.size() == 1 ? "" : "s");
   return out;
@@ -94,6 +94,7 @@ std::string variables_json(const Registry& reg, const VariableQuery& q, const st
   for (uint32_t v : vars) {
     const Variable& var = reg.var(v);
     j["variables"].push_back({{"name", var.name},
+                              {"symbol", var.symbol},
                               {"system", reg.image().systems[var.system].name},
                               {"kind", var_kind_name(reg.kind(v))},
                               {"unit", var.unit},

@@ -123,6 +123,7 @@ json model_json(const Registry& reg, const std::string& image_path) {
               {"loc", reg.location(v.span)},
               {"defs", reg.definitions(id)}};
     if (v.is_constant) j["value"] = v.value;
+    if (!v.symbol.empty()) j["sym"] = v.symbol;
     // Units people quote (presets/display_units.toml): the page shows a value in the largest rung it
     // reaches, and the SI form (`si`, the base unit) on hover.
     j["si"] = reg.units().describe(v.dim);

@@ -54,6 +54,10 @@
     const v = V(id);
     return v.kind === 'constant' ? v.value : undefined;
   }
+  // A variable's math symbol (`symbol "MFU"` in the model) beside its dotted name, where it has one.
+  function symbolOf(v) {
+    return v.sym ? el('span', { class: 'sym', title: 'symbol of ' + v.name }, ' (' + v.sym + ')') : null;
+  }
   function varLink(id, label) {
     return el('a', { href: C.formatHash({ view: 'cone', var: V(id).name, preset: state.preset }), class: 'var' }, label || V(id).name);
   }
@@ -82,7 +86,7 @@
     const t = s.targets.find((x) => x.var === q.var);
     const v = V(q.var);
     const ans = clear($('ask-answer'));
-    ans.append(el('p', { class: 'q' }, q.label, ' (', el('code', null, v.name), ') under preset ', el('code', null, s.name)));
+    ans.append(el('p', { class: 'q' }, q.label, ' (', el('code', null, v.name), symbolOf(v), ') under preset ', el('code', null, s.name)));
     if (t && typeof t.value === 'number') {
       ans.append(el('p', { class: 'big', id: 'answer-value', 'data-var': v.name, 'data-value': String(t.value), title: C.siText(v, t.value) }, C.formatQuantity(v, t.value)));
       if (t.interval) {
@@ -137,7 +141,7 @@
           onclick: () => { if (open) { for (const k of [...state.open]) if (k === key || k.startsWith(key + '/')) state.open.delete(k); } else state.open.add(key); syncOpen(); renderCone(); } },
         open ? '\u2212' : '+')
         : el('span', { class: 'toggle leaf', 'aria-hidden': 'true' }, '\u00b7'),
-      el('code', { class: 'name' }, v.name), ' ', kindBadge(kind), ' ',
+      el('code', { class: 'name' }, v.name), symbolOf(v), ' ', kindBadge(kind), ' ',
       el('span', { class: 'num', 'data-value': val === undefined ? '' : String(val), title: val === undefined ? null : C.siText(v, val) }, val === undefined ? 'unresolved' : C.formatQuantity(v, val)));
     const detail = el('div', { class: 'detail' },
       v.desc ? el('p', null, v.desc) : null,
@@ -230,7 +234,7 @@
       const kind = C.kindOf(model, scenario(), h.var);
       const rel = h.rel === null ? null : model.relations[h.rel];
       list.append(el('li', { class: 'hop', 'data-var': v.name },
-        el('div', null, el('span', { class: 'hopn' }, 'hop ' + i), ' ', varLink(h.var), ' ', kindBadge(kind), ' ',
+        el('div', null, el('span', { class: 'hopn' }, 'hop ' + i), ' ', varLink(h.var), symbolOf(v), ' ', kindBadge(kind), ' ',
           el('span', { class: 'num', 'data-value': val === undefined ? '' : String(val) }, val === undefined ? 'unresolved' : C.formatQuantity(v, val))),
         rel ? el('div', { class: 'via' }, '\u2193 read by ', el('code', null, rel.name), ': ', el('code', null, rel.text)) : null));
     });

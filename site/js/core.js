@@ -220,14 +220,14 @@
     return null;
   }
 
-  // Variables whose name (or description) matches every word of the query; names first.
+  // Variables whose name (or symbol, or description) matches every word of the query; names first.
   function searchVariables(model, query, limit) {
     const words = String(query || '').toLowerCase().split(/\s+/).filter(Boolean);
     if (!words.length) return [];
     const hits = [];
     for (const v of model.variables) {
       const name = v.name.toLowerCase();
-      const desc = (v.desc || '').toLowerCase();
+      const desc = ((v.sym || '') + ' ' + (v.desc || '')).toLowerCase();
       if (!words.every((w) => name.includes(w) || desc.includes(w))) continue;
       const score = (words.every((w) => name.includes(w)) ? 0 : 10) + (name.startsWith(words[0]) ? 0 : 1) + name.length / 1000;
       hits.push({ score, v });

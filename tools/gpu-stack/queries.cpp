@@ -46,7 +46,7 @@ void add_query_commands(Cli& cli) {
   const Common& common = cli.common;
 
   auto* list = cli.app.add_subcommand("list", "List variables by system, name prefix, kind or unit dimension");
-  auto* search = cli.app.add_subcommand("search", "Find variables whose name, description or doc contains every word of TEXT");
+  auto* search = cli.app.add_subcommand("search", "Find variables whose name, symbol, description or doc contains every word of TEXT");
   search->add_option("text", st->query.text, "words to look for (case-insensitive)")->required();
   for (auto* cmd : {list, search}) {
     cmd->add_option("--system", st->query.system, "only this system (e.g. training)");

@@ -40,6 +40,7 @@ inline Image sample_image() {
   img.vars[t].unit_scale = 3600;
   img.vars[x].refs = {0, 1};
   img.vars[x].doc = "Doc line one.\nDoc line two.";
+  img.vars[x].symbol = "η_x";  // a symbol with a multi-byte character survives the round trip
   img.vars[x].assume = {Sign::Positive, false, false, true, 0.5, 2.5};
   img.vars[c].assume = {Sign::Nonnegative, true, true, false, 0, 0};
   img.vars[c].is_constant = true, img.vars[c].value = 6.02214076e23;
