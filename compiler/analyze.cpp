@@ -72,6 +72,7 @@ class Analyzer {
     }
     check_symbols_against_names();
     for (uint32_t s = 0; s < files_.size(); ++s) declare_relations(files_[s], s);
+    link_fallbacks();
     for (uint32_t s = 0; s < files_.size(); ++s) declare_exports(files_[s], s);
     check_definitions();
     check_identity_cycles();
@@ -94,6 +95,11 @@ class Analyzer {
   std::map<std::string, uint32_t> symbol_ids_;  // symbol -> variable
   std::map<uint32_t, Location> symbol_at_;
   std::map<uint32_t, Location> relation_at_;
+  struct FallbackRef {
+    ANameRef target;
+    std::string system;  // a target written without a system is in the approximation's own
+  };
+  std::map<uint32_t, FallbackRef> fallback_refs_;  // approximation -> the fallback it names
 
   Span span(const Location& at) const { return span_of(at, file_ids_); }
 
@@ -437,6 +443,11 @@ class Analyzer {
       d_.error(decl.validity->at, "E-VALIDITY", "only approx relations take a 'when' condition, and this is " + quoted_head(decl.head, decl.name));
       ok = false;
     }
+    if (decl.head != Head::Approx && decl.fallback) {
+      d_.error(decl.fallback->at, "E-FALLBACK", "only approx relations take a fallback, and this is " + quoted_head(decl.head, decl.name),
+               "an identity or variant holds wherever it is selected; drop 'fallback " + decl.fallback->name + "'");
+      ok = false;
+    }
     return ok;
   }
 
@@ -455,6 +466,7 @@ class Analyzer {
       }
       if (!check_form(decl)) continue;
       if (lower_relation(decl, scope, r)) {
+        if (decl.fallback) fallback_refs_[uint32_t(img_.relations.size())] = {*decl.fallback, f.system};
         relation_at_[uint32_t(img_.relations.size())] = decl.at;
         relation_ids_[r.name] = uint32_t(img_.relations.size());
         img_.relations.push_back(std::move(r));
@@ -614,6 +626,59 @@ class Analyzer {
     }
     if (r.kind == Kind::Algebraic && !r.rhs.nodes.empty() && r.rhs.nodes.back().op == Op::Piecewise) r.kind = Kind::Piecewise;
     return same_dim(target, rhs->dim, decl.rhs->begin, sides);
+  }
+
+  // `approx a when ... fallback b`: b must be another approximation of the same variable, and following
+  // fallbacks from any approximation must end (E-FALLBACK).
+  void link_fallbacks() {
+    for (const auto& [id, ref] : fallback_refs_) {
+      Relation& r = img_.relations[id];
+      const std::string full = ref.target.name.find('.') == std::string::npos ? ref.system + "." + ref.target.name : ref.target.name;
+      auto it = relation_ids_.find(full);
+      if (it == relation_ids_.end()) {
+        std::vector<std::string> candidates;  // the other relations of the same variable, as they would be written
+        for (uint32_t k = 0; k < img_.relations.size(); ++k)
+          if (k != id && img_.relations[k].lhs_var == r.lhs_var) candidates.push_back(local_name(img_.relations[k], ref.system));
+        d_.error(ref.target.at, "E-FALLBACK", "unknown relation '" + ref.target.name + "' named as the fallback of '" + r.name + "'",
+                 did_you_mean(ref.target.name, candidates));
+        continue;
+      }
+      const Relation& t = img_.relations[it->second];
+      if (it->second == id) {
+        d_.error(ref.target.at, "E-FALLBACK", "'" + r.name + "' names itself as its fallback", "name another approximation of the same variable");
+      } else if (t.lhs_var != r.lhs_var) {
+        d_.error(ref.target.at, "E-FALLBACK", "the fallback '" + t.name + "' defines '" + var_name(t.lhs_var) + "', but '" + r.name +
+                     "' defines '" + var_name(r.lhs_var) + "'", "a fallback gives the same variable another way");
+      } else if (t.role != Role::Approximation) {
+        d_.error(ref.target.at, "E-FALLBACK", "the fallback '" + t.name + "' is " + std::string(t.role == Role::Identity ? "an " : "a ") + role_name(t.role) + " relation, not an approx",
+                 "write it as 'approx NAME when <where it holds>: ...': an identity or variant would be selected instead of '" + r.name + "'");
+      } else {
+        r.fallback = int32_t(it->second);
+      }
+    }
+    // A chain of fallbacks that returns to where it started would never end.
+    for (const auto& [id, ref] : fallback_refs_) {
+      std::vector<uint32_t> chain{id};
+      for (int32_t next = img_.relations[id].fallback; next >= 0; next = img_.relations[size_t(next)].fallback) {
+        if (uint32_t(next) == id) {
+          std::string path;
+          for (uint32_t k : chain) path += img_.relations[k].name + " -> ";
+          d_.error(ref.target.at, "E-FALLBACK", "fallbacks form a cycle: " + path + img_.relations[id].name,
+                   "end the chain with an approximation that has no fallback");
+          img_.relations[id].fallback = -1;  // reported once, from the first member
+          break;
+        }
+        if (std::find(chain.begin(), chain.end(), uint32_t(next)) != chain.end()) break;  // a cycle further on
+        chain.push_back(uint32_t(next));
+      }
+    }
+  }
+
+  std::string var_name(int32_t v) const { return v >= 0 ? img_.vars[size_t(v)].name : "?"; }
+
+  // How a relation is written from `system`: its local name there, its full name elsewhere.
+  static std::string local_name(const Relation& r, const std::string& system) {
+    return r.name.starts_with(system + ".") ? r.name.substr(system.size() + 1) : r.name;
   }
 
   // One selected definition per variable: at most one identity, and no identity beside variants.

@@ -70,6 +70,8 @@ struct ADecl {
   Head head = Head::Eq;
   std::optional<ANameRef> variant_key;
   std::optional<AExpr> validity;
+  // Approx: `fallback NAME`, the relation used where this one's validity fails or it cannot be evaluated.
+  std::optional<ANameRef> fallback;
   enum class Body { Equation, Iterate, Differential, Stochastic, Condition } body = Body::Equation;
   std::optional<AExpr> lhs, rhs, cond;
   std::string binder;

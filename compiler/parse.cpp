@@ -364,6 +364,7 @@ class Builder {
       d.variant_key->at.column += 1;  // past the '['
     }
     if (c->validity()) d.validity = expr(c->validity()->expr());
+    if (auto* f = c->fallbackClause()) d.fallback = name_ref(f->target);
     d.description = unquote(c->desc);
     d.refs = refs(c->refList());
     auto* body = c->body();

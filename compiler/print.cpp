@@ -126,6 +126,7 @@ std::string print_decl(const ADecl& d) {
   std::string line = std::string(head_word(d.head)) + " " + d.name;
   if (d.variant_key) line += " [" + d.variant_key->name + "]";
   if (d.validity) line += " when " + print_expr(*d.validity);
+  if (d.fallback) line += " fallback " + d.fallback->name;
   line += ": ";
   switch (d.body) {
     case ADecl::Body::Equation: line += print_expr(*d.lhs) + " = " + print_expr(*d.rhs); break;

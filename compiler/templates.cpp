@@ -80,6 +80,8 @@ class Expander {
     for (auto* e : {&d.lhs, &d.rhs, &d.cond, &d.validity, &d.initial, &d.count, &d.mean})
       if (*e) expr(**e);
     for (auto& p : d.dist_params) expr(p);
+    // A fallback named without a system is a sibling member, renamed like this one.
+    if (d.fallback && d.fallback->name.find('.') == std::string::npos) d.fallback->name = b_.instance.name + "_" + d.fallback->name;
     for (auto* n : {&d.target, &d.indep})
       if (*n) (*n)->name = name((*n)->name, (*n)->at);
     return d;

@@ -40,12 +40,14 @@ templateMember : docs ( varDecl | relationDecl ) ;
 instanceDecl : INSTANCE name=IDENT '=' template_=IDENT '(' templateArg ( ',' templateArg )* ')' ;
 templateArg  : param=IDENT ':' ( text=STRING | value=expr ) ;
 
-relationDecl : head=relationHead name=IDENT variantKey? validity? ':' body desc=STRING? refList? ;
+relationDecl : head=relationHead name=IDENT variantKey? validity? fallbackClause? ':' body desc=STRING? refList? ;
+// `approx young when x < 1 fallback daly: ...`: the approximation to use where this one cannot be.
+fallbackClause : FALLBACK target=qname ;
 relationHead : EQ_KW | VARIANT | APPROX | CONSTRAINT | ITERATE | ODE | STOCHASTIC ;
 variantKey   : '[' (word | NUMBER)+ ']' ;   // e.g. [dense], [stochastic], [1f1b]
 // Any identifier, keywords included: variant keys are free-form labels such as [stochastic].
 word         : IDENT | SYSTEM | USE | DIMENSION | UNIT | PREFIX | REF | KIND_KW | URL | YEAR | AT | VAR | CONST
-             | ASSUME | FOREIGN | SYMBOL | EXPORT | TEMPLATE | INSTANCE | EQ_KW | VARIANT | APPROX | CONSTRAINT | ITERATE | ODE | STOCHASTIC | WHEN | OVER | FROM
+             | ASSUME | FOREIGN | SYMBOL | FALLBACK | EXPORT | TEMPLATE | INSTANCE | EQ_KW | VARIANT | APPROX | CONSTRAINT | ITERATE | ODE | STOCHASTIC | WHEN | OVER | FROM
              | TIMES | DERIV | MEAN | PIECEWISE | IF | OTHERWISE | AND | OR | NOT ;
 validity     : WHEN expr ;
 body         : lhs=expr '=' map=expr OVER binder=IDENT FROM init=expr TIMES count=expr         # BodyIterate
@@ -95,6 +97,7 @@ CONST      : 'const' ;
 ASSUME     : 'assume' ;
 FOREIGN    : 'foreign' ;
 SYMBOL     : 'symbol' ;
+FALLBACK   : 'fallback' ;
 EXPORT     : 'export' ;
 TEMPLATE   : 'template' ;
 INSTANCE   : 'instance' ;

@@ -242,7 +242,7 @@ void write_payload(Writer& w, const Image& img) {
   w.u32(uint32_t(img.relations.size()));
   for (const auto& r : img.relations) {
     w.str(r.name), w.str(r.description), w.u32(r.system), w.u8(uint8_t(r.role)), w.u8(uint8_t(r.kind));
-    w.str(r.variant_key), w.i32(r.lhs_var), w.expr(r.lhs), w.expr(r.rhs), w.expr(r.validity);
+    w.str(r.variant_key), w.i32(r.lhs_var), w.expr(r.lhs), w.expr(r.rhs), w.expr(r.validity), w.i32(r.fallback);
     w.u8(uint8_t(r.compare)), w.expr(r.initial), w.expr(r.iterations), w.str(r.distribution);
     w.u32(uint32_t(r.parameters.size()));
     for (const auto& p : r.parameters) w.expr(p);
@@ -281,6 +281,17 @@ void check_ids(const Image& img) {
     for (const Expr* e : {&r.lhs, &r.rhs, &r.validity, &r.initial, &r.iterations}) check_expr(*e);
     for (const auto& p : r.parameters) check_expr(p);
     for (uint32_t x : r.refs) if (x >= img.refs.size()) bad("reference id out of range");
+    if (r.fallback < -1 || r.fallback >= int32_t(nr)) bad("fallback id out of range");
+  }
+  // Following fallbacks must end: a cycle would never. Each relation is walked once (0 new, 1 on the
+  // current chain, 2 known to end).
+  std::vector<uint8_t> state(nr, 0);
+  for (size_t start = 0; start < nr; ++start) {
+    std::vector<size_t> chain;
+    int32_t at = int32_t(start);
+    for (; at >= 0 && state[size_t(at)] == 0; at = img.relations[size_t(at)].fallback) state[size_t(at)] = 1, chain.push_back(size_t(at));
+    if (at >= 0 && state[size_t(at)] == 1) bad("fallbacks form a cycle");
+    for (size_t k : chain) state[k] = 2;
   }
   auto check_csr = [&](const Csr& c, size_t rows, size_t limit) {
     if (c.rows() != rows || c.offsets.front() != 0 || c.offsets.back() != c.items.size()) bad("adjacency table size");
@@ -336,7 +347,7 @@ Image read_payload(Reader& r) {
     uint8_t role = r.u8(), kind = r.u8();
     if (role > uint8_t(Role::Stochastic) || kind > uint8_t(Kind::Stochastic)) throw ImageError("registry image is corrupt (bad relation role)");
     x.role = Role(role), x.kind = Kind(kind);
-    x.variant_key = r.str(), x.lhs_var = r.i32(), x.lhs = r.expr(), x.rhs = r.expr(), x.validity = r.expr();
+    x.variant_key = r.str(), x.lhs_var = r.i32(), x.lhs = r.expr(), x.rhs = r.expr(), x.validity = r.expr(), x.fallback = r.i32();
     x.compare = Op(r.u8()), x.initial = r.expr(), x.iterations = r.expr(), x.distribution = r.str();
     for (uint32_t k = 0, m = r.count(4); k < m; ++k) x.parameters.push_back(r.expr());
     x.indep_var = r.i32(), x.order = r.u32(), x.refs = r.u32s(), x.span = r.span();

@@ -21,7 +21,8 @@ namespace gs {
 
 // 2: the `exports` table (names the tools read by role) follows the adjacency tables.
 // 3: each variable carries its symbol (`symbol "η_gemm"`), after its name.
-constexpr uint32_t kImageFormatVersion = 3;
+// 4: each relation carries its declared fallback (`approx a when ... fallback b`), after its validity.
+constexpr uint32_t kImageFormatVersion = 4;
 
 struct Span {
   uint32_t file = 0;  // index into Image::files
@@ -86,6 +87,9 @@ struct Relation {
   Expr lhs;              // constraints: left side; value relations: empty
   Expr rhs;              // value, right side of a constraint, distribution mean, derivative
   Expr validity;         // approximations only
+  // Approximations: the relation (another approximation of lhs_var) used where this one's validity is
+  // definitely false or its value cannot be evaluated; -1 for none.
+  int32_t fallback = -1;
   Op compare = Op::Eq;   // constraints: Lt, Le, Gt, Ge
   // Iterative relations: rhs is the map over local slot 0, unfolded `iterations` times from `initial`.
   Expr initial;

@@ -47,6 +47,9 @@ Registry::Registry(Image img) : img_(std::move(img)) {
   sorted_vars_.resize(n);
   for (uint32_t i = 0; i < n; ++i) sorted_vars_[i] = i;
   std::sort(sorted_vars_.begin(), sorted_vars_.end(), [&](uint32_t a, uint32_t b) { return img_.vars[a].name < img_.vars[b].name; });
+  fallback_target_.assign(img_.relations.size(), 0);
+  for (const auto& r : img_.relations)
+    if (r.fallback >= 0) fallback_target_[size_t(r.fallback)] = 1;
   kinds_.assign(n, VarKind::Root);
   for (uint32_t i = 0; i < n; ++i) {
     if (img_.vars[i].is_constant) {

@@ -77,6 +77,9 @@ class Registry {
   std::span<const uint32_t> relation_deps(uint32_t rel) const;
   // Relations with `var` as their left side (not constraints), in image order.
   std::vector<uint32_t> definitions(uint32_t var) const;
+  // Whether some approximation names relation `rel` as its fallback: such a relation is used only
+  // through that approximation, never selected on its own.
+  bool is_fallback(uint32_t rel) const { return fallback_target_[rel] != 0; }
   // Constraints that mention `var` on either side, in image order.
   std::vector<uint32_t> constraints_on(uint32_t var) const;
 
@@ -92,6 +95,7 @@ class Registry {
   std::vector<std::string> var_names_;
   std::vector<uint32_t> sorted_vars_;  // ids ordered by name, for prefix queries
   std::vector<VarKind> kinds_;
+  std::vector<uint8_t> fallback_target_;  // per relation: named as another's fallback
   std::unordered_map<std::string_view, uint32_t> var_index_, relation_index_, system_index_;
 };
 

@@ -129,7 +129,9 @@ const Resolver::Selection& Resolver::selection(uint32_t var) {
     switch (rel.role) {
       case Role::Identity: identities.push_back(r); break;
       case Role::Variant: variants.push_back(r); break;
-      case Role::Approximation: approximations.push_back(r); break;
+      case Role::Approximation:
+        if (!reg_.is_fallback(r)) approximations.push_back(r);  // a declared fallback is reached only through its approximation
+        break;
       case Role::Stochastic:
         if (rel.rhs.empty()) unsolved_only = true;
         else means.push_back(r);
@@ -300,30 +302,53 @@ void Resolver::evaluate_cone(uint32_t target, std::vector<Step>* steps, std::vec
     // Variables whose fallback is being prepared on this thread: if the alternative's inputs lead back
     // to the same variable, that inner evaluation keeps the original relation instead of recursing.
     thread_local std::set<std::pair<const Resolver*, uint32_t>> preparing;
-    if (options_.fallback_on_violated_validity && !preparing.count({this, v})) {
-      if (int32_t alt = fallback_for(v, relation); alt >= 0) {
-        fallback_from = int32_t(relation), relation = uint32_t(alt);
-        if (options_.explain) reason = "fallback from " + reg_.relation(uint32_t(fallback_from)).name + ": its validity is violated";
-        // The alternative may read variables the original did not: compute them first, in the trace.
-        preparing.insert({this, v});
-        try {
-          for (uint32_t d : value_deps(relation))
-            if (!known(d)) evaluate_cone(d, steps, nullptr);
-        } catch (...) {
-          preparing.erase({this, v});
-          throw;
-        }
+    const bool may_switch = !preparing.count({this, v});
+    std::set<uint32_t> tried{relation};
+    // Computes variables ahead of their turn, in the trace: the inputs of an alternative the original
+    // did not read, or the variables of a validity that decides whether to switch.
+    auto prepare = [&](const std::vector<uint32_t>& vars) {
+      preparing.insert({this, v});
+      try {
+        for (uint32_t d : vars)
+          if (!known(d)) evaluate_cone(d, steps, nullptr);
+      } catch (...) {
         preparing.erase({this, v});
+        throw;
       }
-    }
-    try {
-      GiNaC::ex x = evaluate_relation(relation);
-      // An undefined operation that no piecewise guarded (1/0) fails this variable, as an error would.
-      if (sym::is_undefined(x)) throw std::domain_error(sym::undefined_reason(x));
-      values_[v] = x;
-      if (steps) steps->push_back({v, relation, x, reason, fallback_from, {}});
-    } catch (const std::exception& e) {
-      failures_[v] = e.what();
+      preparing.erase({this, v});
+    };
+    auto switch_to = [&](uint32_t alt, const std::string& why) {
+      if (fallback_from < 0) fallback_from = int32_t(relation);
+      relation = alt;
+      if (options_.explain) reason = "fallback from " + reg_.relation(uint32_t(fallback_from)).name + ": " + why;
+      prepare(value_deps(relation));
+    };
+    while (true) {
+      if (may_switch) {
+        // A declared fallback is decided on the validity's own variables, computed here if need be.
+        if (reg_.relation(relation).fallback >= 0) prepare(expr_variables(reg_.relation(relation).validity));
+        for (int32_t alt; (alt = fallback_for(v, relation)) >= 0 && tried.insert(uint32_t(alt)).second;) {
+          switch_to(uint32_t(alt), "its validity is violated");
+          if (reg_.relation(relation).fallback >= 0) prepare(expr_variables(reg_.relation(relation).validity));
+        }
+        if (values_.count(v)) break;  // a validity that reads this variable's dependents computed it already
+      }
+      try {
+        GiNaC::ex x = evaluate_relation(relation);
+        // An undefined operation that no piecewise guarded (1/0) fails this variable, as an error would.
+        if (sym::is_undefined(x)) throw std::domain_error(sym::undefined_reason(x));
+        values_[v] = x;
+        if (steps) steps->push_back({v, relation, x, reason, fallback_from, {}});
+      } catch (const std::exception& e) {
+        // A declared fallback also stands in where the approximation cannot be evaluated at all.
+        const int32_t alt = reg_.relation(relation).fallback;
+        if (may_switch && alt >= 0 && tried.insert(uint32_t(alt)).second) {
+          switch_to(uint32_t(alt), std::string("it cannot be evaluated (") + e.what() + ")");
+          continue;
+        }
+        failures_[v] = e.what();
+      }
+      break;
     }
     release();
   }
@@ -353,6 +378,7 @@ GiNaC::ex Resolver::evaluate_relation(uint32_t relation) {
 int32_t Resolver::fallback_for(uint32_t var, uint32_t relation) {
   const Relation& rel = reg_.relation(relation);
   if (rel.role != Role::Approximation || rel.validity.empty()) return -1;
+  if (rel.fallback < 0 && !options_.fallback_on_violated_validity) return -1;
   // Only a definite violation under the values known now switches; an undecided condition does not.
   const sym::VarValue lookup = [this](uint32_t w) { return known(w); };
   std::optional<bool> holds;
@@ -362,6 +388,8 @@ int32_t Resolver::fallback_for(uint32_t var, uint32_t relation) {
     return -1;
   }
   if (!holds || *holds) return -1;
+  if (rel.fallback >= 0) return rel.fallback;  // declared in the model: always used
+  if (!options_.fallback_on_violated_validity) return -1;
   std::vector<uint32_t> identities, approximations, variants, others;
   for (uint32_t r : reg_.definitions(var)) {
     if (r == relation) continue;

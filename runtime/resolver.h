@@ -37,7 +37,8 @@ struct ResolveOptions {
   double override_tolerance = 1e-6; // relative difference beyond which an override disagrees
   // When a selected approximation's validity is definitely false under the values known so far, use the
   // variable's single alternative relation instead (its identity, else its one other approximation, else
-  // its one variant), and say so in the trace.
+  // its one variant), and say so in the trace. A fallback the model declares (`approx a when ... fallback
+  // b`) needs no option: it is used whenever a's validity is definitely false or a cannot be evaluated.
   bool fallback_on_violated_validity = false;
   // Solve small simultaneous systems (2 or 3 variables whose selected relations read each other and
   // otherwise only known numbers) with GiNaC's linear solver instead of leaving them as missing inputs.
@@ -78,7 +79,7 @@ struct Step {
   uint32_t relation = 0;
   GiNaC::ex value;
   std::string reason;  // why this relation was selected (with ResolveOptions::explain)
-  int32_t fallback_from = -1;          // the approximation whose violated validity this step replaced
+  int32_t fallback_from = -1;          // the approximation this step replaced (validity violated, or not evaluable)
   std::vector<uint32_t> system_peers;  // the other members of the simultaneous system it was solved with
 };
 

@@ -44,6 +44,10 @@ struct ResolveCache::Entry {
   std::vector<uint32_t> domain_vars;  // whose domain checks follow the relation checks, in the resolver's order
   std::vector<uint32_t> inputs, outputs;  // the cone's columns (variable ids)
   CompiledCone cone;                // the interpreter
+  // Declared fallback chains in the cone: the chain's first relation and the one the resolver used at
+  // the point that built the entry. A request where a chain would take another relation (so another
+  // validity would be checked) goes to the resolver.
+  std::vector<std::pair<uint32_t, uint32_t>> chains;
 };
 
 ResolveCache::ResolveCache(const Registry& reg, size_t capacity) : reg_(reg), capacity_(std::max<size_t>(1, capacity)) {}
@@ -59,6 +63,16 @@ std::shared_ptr<const ResolveCache::Entry> ResolveCache::build(const ScenarioPoi
   const api::ResolveAnswer slow = api::resolve(reg_, s, target, {}, 0);
   const Resolution& res = slow.resolution;
   if (!res.number || !res.missing.empty()) return e;
+  // Where a declared fallback may take over, the relation used (and the validity checked) can change
+  // from one point to the next: the chain is decided again per request, on the values of its validities.
+  std::set<uint32_t> chain_vars;
+  for (const Step& step : res.steps) {
+    const uint32_t first = step.fallback_from >= 0 ? uint32_t(step.fallback_from) : step.relation;
+    if (reg_.relation(first).fallback < 0) continue;
+    e->chains.push_back({first, step.relation});
+    for (int32_t r = int32_t(first); r >= 0; r = reg_.relation(uint32_t(r)).fallback)
+      for (uint32_t v : expr_variables(reg_.relation(uint32_t(r)).validity)) chain_vars.insert(v);
+  }
   e->facts = resolution_facts(res);
   e->facts.constraints.clear(), e->facts.validity.clear();
   e->validity_checks = res.validity;
@@ -83,6 +97,7 @@ std::shared_ptr<const ResolveCache::Entry> ResolveCache::build(const ScenarioPoi
           for (uint32_t v : expr_variables(*x)) wanted.insert(v);
       }
     }
+  wanted.insert(chain_vars.begin(), chain_vars.end());
   wanted.erase(target);
   e->outputs.push_back(target);
   e->outputs.insert(e->outputs.end(), wanted.begin(), wanted.end());
@@ -129,6 +144,16 @@ std::optional<ResolutionFacts> ResolveCache::facts_at(const Entry& e, const Scen
   for (const auto& [v, x] : s.assignments) values[v] = x;
   for (size_t i = 0; i < out.size(); ++i) values[e.outputs[i]] = out[i];
   if (!std::isfinite(out[0])) return std::nullopt;
+  // Each fallback chain must take, here, the relation it took where the entry was built.
+  for (const auto& [first, used] : e.chains) {
+    uint32_t r = first;
+    for (; reg_.relation(r).fallback >= 0; r = uint32_t(reg_.relation(r).fallback)) {
+      const double truth = eval_reference(reg_.relation(r).validity, values);
+      if (truth != 0 && truth != 1) return std::nullopt;
+      if (truth == 1) break;
+    }
+    if (r != used) return std::nullopt;
+  }
 
   // The compact document shows the violated checks only (and counts them), so only those are kept.
   ResolutionFacts f = e.facts;  // its check lists are empty: the entry keeps them apart

@@ -49,13 +49,37 @@ class Builder {
     } else if (var.is_constant || assignments_.count(v)) {
       const double value = var.is_constant ? var.value : assignments_.at(v);
       out_.program.steps.push_back({v, Expr{{Node{Op::Num, 0, 0, value}}}});
-    } else if (int32_t rel = res_.selection(v).relation; rel >= 0) {
+    } else if (int32_t rel = res_.selection(v).relation; rel >= 0 && reg_.relation(uint32_t(rel)).fallback >= 0) {
+      emit_with_fallbacks(v, uint32_t(rel));
+    } else if (rel >= 0) {
       for (uint32_t d : res_.value_deps(uint32_t(rel))) visit(d);
       emit(v, reg_.relation(uint32_t(rel)));
     } else {
       out_.missing.push_back(v);
     }
     state_[v] = 2;
+  }
+
+  // An approximation with declared fallbacks a -> b -> c becomes one step, piecewise { a if valid(a);
+  // b if valid(b); c otherwise }: the resolver's choice at every point of a sweep, decided by validity.
+  // (The resolver also falls back where a cannot be evaluated at all; compiled, that point gives a
+  // non-finite value, which the sweep reports.)
+  void emit_with_fallbacks(uint32_t v, uint32_t first) {
+    std::vector<uint32_t> chain;  // the image refuses cycles of fallbacks, so this ends
+    for (int32_t r = int32_t(first); r >= 0; r = reg_.relation(uint32_t(r)).fallback) chain.push_back(uint32_t(r));
+    Expr out;
+    for (size_t i = 0; i < chain.size(); ++i) {
+      const Relation& r = reg_.relation(chain[i]);
+      if (r.kind == Kind::Iterative)
+        throw ResolveError("cannot compile " + r.name + ": an iterative relation in a chain of fallbacks is not compiled");
+      for (uint32_t d : res_.value_deps(chain[i])) visit(d);
+      out.nodes.insert(out.nodes.end(), r.rhs.nodes.begin(), r.rhs.nodes.end());
+      if (i + 1 == chain.size()) break;
+      for (uint32_t d : expr_variables(r.validity)) visit(d);
+      out.nodes.insert(out.nodes.end(), r.validity.nodes.begin(), r.validity.nodes.end());
+    }
+    out.nodes.push_back(Node{Op::Piecewise, 0, uint32_t(2 * chain.size() - 1), 0});
+    out_.program.steps.push_back({v, std::move(out)});
   }
 
   // An iterative relation becomes a chain of steps t0 = start, t(i+1) = map(t(i)), v = t(n), so the

@@ -73,6 +73,9 @@ inline Image sample_image() {
   r->lhs_var = int32_t(k), r->distribution = "lognormal";
   r->parameters = {Expr{{var(x), op(Op::Call, 1, uint32_t(Func::Sqrt))}}, Expr{{num(0.25)}}};
   r->rhs.nodes = {var(x), num(1), op(Op::Call, 2, uint32_t(Func::Max)), op(Op::Call, 1, uint32_t(Func::Sqrt))};
+  r = relation("approx_far", Role::Approximation, Kind::Algebraic);  // the declared fallback of "approx"
+  r->lhs_var = int32_t(x), r->validity.nodes = {var(v), num(1), op(Op::Ge)}, r->rhs.nodes = {var(v), var(t), op(Op::Mul)};
+  img.relations[2].fallback = int32_t(img.relations.size() - 1);
   build_adjacency(img);
   return img;
 }

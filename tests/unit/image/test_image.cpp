@@ -114,6 +114,16 @@ TEST_CASE("a flipped payload or hash byte is refused as a hash mismatch") {
   }
 }
 
+TEST_CASE("a fallback outside the relations, or a cycle of fallbacks, is refused") {
+  Image img = sample_image();
+  const int32_t far = img.relations[2].fallback;
+  REQUIRE(far >= 0);
+  img.relations[size_t(far)].fallback = 2;  // approx -> approx_far -> approx
+  CHECK(refusal(write_image(img)) == "registry image is corrupt (fallbacks form a cycle)");
+  img.relations[size_t(far)].fallback = int32_t(img.relations.size());
+  CHECK(refusal(write_image(img)) == "registry image is corrupt (fallback id out of range)");
+}
+
 TEST_CASE("a wrong magic is refused") {
   auto bytes = write_image(sample_image());
   bytes[0] = 'X';

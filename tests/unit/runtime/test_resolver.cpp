@@ -203,6 +203,47 @@ TEST_CASE("resolver: selection order and explanations") {
   CHECK(amb.missing[0].category == "ambiguous");
 }
 
+TEST_CASE("resolver: a declared fallback takes over where its approximation's validity fails or it cannot be evaluated") {
+  // lab.fb: fb_first (a / regime, valid below 10) -> fb_second (a + b, below 100) -> fb_last (b).
+  ResolveOptions explain;
+  explain.explain = true;
+  auto first = resolve("lab.fb", {{"lab.a", 2}, {"lab.b", 3}, {"lab.regime", 4}});
+  CHECK(*first.number == doctest::Approx(0.5).epsilon(1e-15));
+  CHECK(first.step_for(id("lab.fb"))->fallback_from == -1);
+  CHECK(first.validity.size() == 1);
+
+  auto second = resolve("lab.fb", {{"lab.a", 2}, {"lab.b", 3}, {"lab.regime", 50}}, {}, explain);
+  CHECK(*second.number == 5.0);
+  const Step* step = second.step_for(id("lab.fb"));
+  REQUIRE(step);
+  CHECK(mini().relation(step->relation).name == "lab.fb_second");
+  CHECK(mini().relation(uint32_t(step->fallback_from)).name == "lab.fb_first");
+  CHECK(step->reason == "fallback from lab.fb_first: its validity is violated");
+  CHECK(second.violations() == 0);  // the approximation used, fb_second, holds; fb_first was not used
+
+  auto last = resolve("lab.fb", {{"lab.a", 2}, {"lab.b", 3}, {"lab.regime", 500}});
+  CHECK(*last.number == 3.0);
+  CHECK(mini().relation(last.step_for(id("lab.fb"))->relation).name == "lab.fb_last");
+  CHECK(mini().relation(uint32_t(last.step_for(id("lab.fb"))->fallback_from)).name == "lab.fb_first");
+
+  // regime 0: fb_first is valid but divides by zero, so fb_second answers.
+  auto zero = resolve("lab.fb", {{"lab.a", 2}, {"lab.b", 3}, {"lab.regime", 0}}, {}, explain);
+  REQUIRE(zero.number);
+  CHECK(*zero.number == 5.0);
+  CHECK(zero.step_for(id("lab.fb"))->reason.find("cannot be evaluated") != std::string::npos);
+
+  // A missing input is reported, never fallen back from.
+  auto open = resolve("lab.fb", {{"lab.a", 2}, {"lab.b", 3}});
+  CHECK(!open.number);
+  REQUIRE(open.missing.size() == 1);
+  CHECK(mini().var(open.missing[0].var).name == "lab.regime");
+  CHECK(open.step_for(id("lab.fb"))->fallback_from == -1);
+
+  // Three approximations define lab.fb, but the two fallbacks are never selected on their own.
+  Resolver r(mini(), {}, {});
+  CHECK(mini().relation(uint32_t(r.selection(id("lab.fb")).relation)).name == "lab.fb_first");
+}
+
 TEST_CASE("resolver: bad selectors and assignments are refused up front") {
   CHECK_THROWS_WITH_AS(resolve("lab.sum", {}, {{"lab.a", "dense"}}), doctest::Contains("no variant relations"), ResolveError);
   CHECK_THROWS_WITH_AS(resolve("lab.sum", {}, {{"lab.x", "twise"}}), doctest::Contains("did you mean 'twice'"), ResolveError);
