@@ -69,6 +69,16 @@ try {
     check(rel(Number(value), want.value) <= 1e-12, `served ${target} with ${name}=${doubled}: ${value} vs CLI ${want.value}`);
   }
   check(compared > 0, 'answers compared after the change');
+  // Later edits of the same input: the server has the scenario's shape compiled by now (the page keeps
+  // its main inputs assigned in every request), so each round trip of the four targets is the fast path.
+  const later = [];
+  for (const k of [3, 4, 5]) {
+    const s = Number(await page.getAttribute('body', 'data-live-seq'));
+    await input.fill(String(doubled / 2 * k));
+    await page.waitForFunction((x) => Number(document.body.dataset.liveSeq) > x, s);
+    later.push(Number(await page.getAttribute('body', 'data-live-ms')));
+  }
+  console.log(`later re-resolves: ${later.join(', ')} ms`);
   const diffs = await page.$$eval('#live-out tbody tr td[data-rel]', (n) => n.map((x) => x.dataset.rel));
   check(diffs.length > 0 && diffs.every((d) => d === '' || Number(d) < 1e-9), `the page's calculator agrees with the server: ${diffs.join(', ')}`);
 
