@@ -32,6 +32,7 @@
 #include "runtime/symbolic.h"
 #include "runtime/toml_file.h"
 #include "runtime/uq/commands.h"
+#include "runtime/validate/mapping_table.h"
 #include "runtime/validate/runs.h"
 #include "runtime/validate/validate.h"
 
@@ -398,19 +399,33 @@ json root_debt_json(const Registry& reg, const Graph& graph) {
 
 // ---- validation against published runs
 
-json validation_json(const Registry& reg, const PresetLibrary& lib, const std::string& csv, std::vector<std::string>& notes) {
-  if (csv.empty() || !readable(csv)) {
-    std::string why = csv.empty() ? "no table of published runs was given (--runs FILE.csv)"
-                                  : "the table of published runs '" + csv + "' cannot be read";
+// The tables the Validation view predicts: --runs, else $GSTACK_RUNS, else the tables `gpu-stack validate`
+// reads by default (the mapping table's default_runs), so the view and its chart show every run validate does.
+std::vector<std::string> site_runs_paths(const SiteOptions& opt, const std::string& presets_dir) {
+  if (!opt.runs_csv.empty()) return {opt.runs_csv};
+  if (const char* env = std::getenv("GSTACK_RUNS"); env && *env) return {env};
+  return validate::default_runs_paths(presets_dir);
+}
+
+json validation_json(const Registry& reg, const PresetLibrary& lib, const std::vector<std::string>& paths, std::vector<std::string>& notes) {
+  std::string why = paths.empty() ? "no table of published runs was given (--runs FILE.csv)" : "";
+  for (const auto& p : paths)
+    if (why.empty() && !readable(p)) why = "the table of published runs '" + p + "' cannot be read";
+  if (!why.empty()) {
     notes.push_back("validation view empty: " + why);
     return {{"schema", "gpu-stack.site.validation.v1"}, {"available", false}, {"reason", why}};
   }
   try {
-    auto rows = validate::read_runs(csv);
-    auto report = validate::run_validation(reg, lib, rows, csv);
+    std::string joined, names;
+    for (const auto& p : paths) {
+      joined += (joined.empty() ? "" : " + ") + p;
+      names += (names.empty() ? "" : " + ") + fs::path(p).filename().string();
+    }
+    auto rows = validate::read_runs(paths);
+    auto report = validate::run_validation(reg, lib, rows, joined);
     json full = json::parse(validate::report_json(report));
     for (auto& row : full["rows"]) row.erase("breakdown_si");
-    full["runs"] = fs::path(csv).filename().string();
+    full["runs"] = names;
     return {{"schema", "gpu-stack.site.validation.v1"}, {"available", true}, {"report", full}};
   } catch (const std::exception& e) {
     notes.push_back(std::string("validation view empty: ") + e.what());
@@ -751,8 +766,7 @@ void build_site(const Registry& reg, const SiteOptions& opt, const fs::path& out
   for (const auto& p : presets) scen.push_back(scenario_json(reg, lib, presets_dir, p, graph, opt.interval_samples, sum.notes));
   write_data(out, "scenarios", "scenarios", {{"schema", "gpu-stack.site.scenarios.v1"}, {"scenarios", scen}}, sum);
   write_data(out, "rootdebt", "rootdebt", root_debt_json(reg, graph), sum);
-  std::string csv = opt.runs_csv.empty() ? default_runs_csv() : opt.runs_csv;
-  write_data(out, "validation", "validation", validation_json(reg, lib, csv, sum.notes), sum);
+  write_data(out, "validation", "validation", validation_json(reg, lib, site_runs_paths(opt, presets_dir), sum.notes), sum);
   write_data(out, "experiments", "experiments", experiments_json(opt, sum.notes), sum);
   copy_chartjs(opt, out, sum);
   const ChartSettings charts = load_chart_settings(reg, chart_settings_path(presets_dir));

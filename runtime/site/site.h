@@ -18,7 +18,7 @@ struct SiteOptions {
   std::vector<std::string> presets;     // each one a scenario the pages can pick; empty: the default preset
   std::string presets_dir;
   std::string image_path;               // shown in the site's provenance
-  std::string runs_csv;                 // published runs for the validation view; empty: the default, if readable
+  std::string runs_csv;                 // published runs for the validation view; empty: $GSTACK_RUNS, else validate's default tables
   std::string experiments_dir;          // empty: the simulator's default
   bool run_experiments = false;         // also run the experiments that have a virtual engine (E001, E001-RECOVERY-V2, E002)
   std::vector<std::string> artifacts;   // extra run-artifact files or folders to show

@@ -7,6 +7,7 @@
 // and saves screenshots of every view at desktop (1280x800) and phone (390x844) width.
 //
 //   node e2e.mjs --gpu-stack BIN --site DIR --shots DIR --modules DIR [--runs CSV]
+// (--runs: the table the site was exported with; without it, the tables `validate` reads by default)
 import { createRequire } from 'node:module';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -243,8 +244,9 @@ try {
   await page.click('a[data-view="validation"]');
   await page.waitForSelector('#val-body > *');
   const valData = await page.evaluate(() => window.GStackApp.data.validation);
-  if (valData.available && args.runs) {
-    const want = cli('validate', '--runs', args.runs, '--json');
+  const validateArgs = ['validate', '--json'].concat(args.runs ? ['--runs', args.runs] : []);
+  if (valData.available) {
+    const want = cli(...validateArgs);
     check(want.rows.length === valData.report.rows.length, `validation lists ${want.rows.length} runs like the CLI`);
     const shownRows = await page.$$eval('#val-body table:last-of-type tbody tr', (r) => r.length);
     check(shownRows >= want.rows.length, `every run has a row (${shownRows})`);
@@ -363,8 +365,8 @@ try {
       check(rel(shownMem, mem) <= 1e-9, `plan's best layout memory per GPU (${p}): ${shownMem} vs CLI ${mem}`);
       check(Number(await page.getAttribute('#fig-plan', 'data-front')) >= 1, `plan (${p}) has a Pareto front`);
     }
-    if (valData.available && args.runs) {
-      validateCli = validateCli || cli('validate', '--runs', args.runs, '--json');
+    if (valData.available) {
+      validateCli = validateCli || cli(...validateArgs);
       const built = validateCli.rows.filter((r) => r.built && r.metrics.length);
       check(Number(await page.getAttribute('#fig-validation', 'data-runs')) === built.length, `predicted against reported shows every built run (${built.length})`);
       // Every drawn point against the CLI's row: its family, reported and predicted throughput and 90% interval.

@@ -78,7 +78,7 @@ void add_export_command(Cli& cli) {
   exp->add_option("target", st->targets, "root variables of the cone (dot and json); several give the union of their cones");
   exp->add_option("--out", st->site.out_dir, "site: folder to write (created; only the site's own files are replaced)");
   exp->add_option("--preset", st->site.presets, "site: a scenario the pages offer (repeatable; default: the default preset)")->allow_extra_args(false);
-  exp->add_option("--runs", st->site.runs_csv, "site: CSV of published runs for the validation view (default: $GSTACK_RUNS, else data/runs/calibration-runs.csv)");
+  exp->add_option("--runs", st->site.runs_csv, "site: CSV of published runs for the validation view (default: $GSTACK_RUNS, else the tables `validate` reads: data/runs/calibration-runs.csv and calibration-supplement.csv)");
   exp->add_flag("--run-experiments", st->site.run_experiments, "site: also run the experiments that have a virtual engine and show their artifacts");
   exp->add_option("--artifacts", st->site.artifacts, "site: run-artifact file or folder to show (repeatable)")->allow_extra_args(false);
   exp->add_option("--chartjs", st->site.chartjs_path, "site: Chart.js file to bundle (default: $GSTACK_CHARTJS, else Debian's libjs-chart.js)");
