@@ -48,6 +48,19 @@ void fill_histogram(Summary& s, size_t bins) {
   for (size_t i = 0; i <= bins; ++i) s.bin_edges.push_back(s.min + (s.max - s.min) * double(i) / double(bins));
 }
 
+// The values of the wanted ranks, each found by selection inside the fine bin that holds it: `wanted` maps a
+// bin to (rank overall, rank within the bin), `held` holds each wanted bin's values. Both summaries use it.
+void select_ranks(const std::map<size_t, std::vector<std::pair<size_t, size_t>>>& wanted,
+                  std::map<size_t, std::vector<double>>& held, std::map<size_t, double>& order) {
+  for (const auto& [bin, ranks] : wanted)
+    for (const auto& [rank, within] : ranks) {
+      auto& v = held[bin];
+      std::nth_element(v.begin(), v.begin() + long(within), v.end());
+      order[rank] = v[within];
+    }
+}
+
+
 }  // namespace
 
 // Selection instead of a full sort: each needed order statistic is found by nth_element on what is
@@ -208,12 +221,7 @@ Summary summary_in_three_passes(const CompiledCone& cone, const std::vector<doub
         if (auto it = held.find(bin_of(v, s.min, s.max, kFineBins)); it != held.end()) it->second.push_back(v);
       }
     });
-    for (auto& [bin, ranks] : wanted)
-      for (const auto& [rank, within] : ranks) {
-        auto& v = held[bin];
-        std::nth_element(v.begin(), v.begin() + long(within), v.end());
-        order[rank] = v[within];
-      }
+    select_ranks(wanted, held, order);
   }
   auto at = [&](size_t k) { return order.at(k); };
   s.p5 = percentile(n, 0.05, at), s.p50 = percentile(n, 0.5, at), s.p95 = percentile(n, 0.95, at);
@@ -430,12 +438,7 @@ Summary monte_carlo_summary(const CompiledCone& cone, const std::vector<double>&
           if (auto it = held.find(bin_of(x, tally.lo, tally.hi, OnePassTally::kFineBins)); it != held.end()) it->second.push_back(x);
         }
       });
-      for (auto& [bin, ranks] : wanted)
-        for (const auto& [rank, within] : ranks) {
-          auto& v = held[bin];
-          std::nth_element(v.begin(), v.begin() + long(within), v.end());
-          order[rank] = v[within];
-        }
+      select_ranks(wanted, held, order);
     }
   }
   auto at = [&](size_t k) { return order.at(k); };
