@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <optional>
 #include <string>
 
 #include "image/image.h"
@@ -53,6 +54,24 @@ inline std::string bash_completion(const CLI::App& app, const std::string& comma
 }
 
 // `TOOL completion bash`: prints the script. Returns the subcommand so the caller can test parsed().
+// Parses the command line. Help and version requests print and give their exit code; a parse error prints
+// CLI11's message and gives 2 (the project's code for bad input); nullopt when parsing succeeded.
+inline std::optional<int> parse_or_exit(CLI::App& app, int argc, char** argv) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  }
+  return std::nullopt;
+}
+
 inline CLI::App* add_completion_command(CLI::App& app, std::string& shell) {
   auto* cmd = app.add_subcommand("completion", "Print a shell completion script (bash)");
   cmd->add_option("shell", shell, "shell to complete for (bash)")->required()->check(CLI::IsMember({"bash"}));

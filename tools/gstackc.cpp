@@ -112,16 +112,7 @@ int main(int argc, char** argv) {
   bool lsp_stdio = false;
   lsp->add_flag("--stdio", lsp_stdio, "accepted and ignored: stdio is the only transport");
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return 2;
-  }
+  if (auto code = gs::cli::parse_or_exit(app, argc, argv)) return *code;
 
   if (completion->parsed()) {
     std::cout << gs::cli::bash_completion(app, "gstackc");

@@ -59,18 +59,7 @@ int main(int argc, char** argv) {
   gs::cli::add_estimate_command(cli);
   gs::cli::add_serve_command(cli);
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return 2;
-  }
+  if (auto code = gs::cli::parse_or_exit(app, argc, argv)) return *code;
 
   if (completion->parsed()) {
     std::cout << gs::cli::bash_completion(app, "gpu-stack");
