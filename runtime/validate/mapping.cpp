@@ -216,8 +216,9 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
   } else if (auto q = c.num("seqs_per_s"); q && seq && *seq > 0) {
     add({"seqs_per_s", "seq/s", *q, "seqs_per_s", M.target("tokens_per_s"), 1 / *seq, ""});
   }
-  if (auto v = c.num("tflops_per_gpu")) {
-    Observation o{"tflops_per_gpu", "TFLOP/s", *v, "tflops_per_gpu", M.target("model_flops_per_gpu"), 1e-12, ""};
+  // A FLOP rate (per GPU, or the job's aggregate) is compared in the FLOP count the row's definition names.
+  auto flop_rate = [&](const char* metric, const char* unit, const char* what, double value, const char* column, double factor) {
+    Observation o{metric, unit, value, column, M.target("model_flops_per_gpu"), factor, ""};
     if (def_compact.find("eq3") != std::string::npos || def_compact.find("96*b*s*l*h^2") != std::string::npos) {
       o.target = M.target("megatron_flops_per_gpu");
       o.definition = "Narayanan et al. 2021 eq. 3 (96 B s l h^2 (1 + s/6h + V/16lh) per iteration)";
@@ -228,11 +229,15 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
       o.definition = "PaLM model FLOPs (6 N + 12 L d s per token)";
     } else {
       o.definition = "PaLM model FLOPs (6 N + 12 L d s per token), assumed";
-      note("utilization definition '" + row.get("utilization_definition").substr(0, 60) +
-           "' not recognised: TFLOP/s per GPU compared in PaLM's model-FLOP count");
+      note("utilization definition '" + row.get("utilization_definition").substr(0, 60) + "' not recognised: " + what +
+           " compared in PaLM's model-FLOP count");
     }
     add(o);
-  }
+  };
+  if (auto v = c.num("tflops_per_gpu")) flop_rate("tflops_per_gpu", "TFLOP/s", "TFLOP/s per GPU", *v, "tflops_per_gpu", 1e-12);
+  // The job's aggregate rate (a source that gives no per-GPU figure) is the per-GPU rate times the GPUs.
+  else if (auto a = c.num("aggregate_pflops"); a && gpus && *gpus > 0)
+    flop_rate("aggregate_pflops", "PFLOP/s", "the job's aggregate PFLOP/s", *a, "aggregate_pflops", *gpus * 1e-15);
   auto util = [&](const char* col, const char* metric, const std::string& target, const char* conv) {
     auto v = c.num(col);
     if (!v) return;
@@ -292,10 +297,13 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
     }
   }
   if (!s.primary)
-    for (const char* want : {"tflops_per_gpu", "mfu", "hfu"})
+    for (const char* want : {"tflops_per_gpu", "aggregate_pflops", "mfu", "hfu"})
       for (size_t i = 0; i < s.observations.size() && !s.primary; ++i)
         if (s.observations[i].metric == want) s.primary = i;
-  if (s.observations.empty()) return fail("the row reports nothing the model predicts (throughput, utilization, step time, wall clock, GPU-hours or energy)");
+  // A per-GPU or aggregate rate needs the GPU count; without it the row is missing that cell (named below), not a metric.
+  const bool rate_needs_gpus = !gpus && (row.has("tokens_per_s_per_gpu") || row.has("aggregate_pflops"));
+  if (s.observations.empty() && !rate_needs_gpus)
+    return fail("the row reports nothing the model predicts (throughput, utilization, step time, wall clock, GPU-hours or energy)");
 
   // ---- cells every scenario needs: all that are missing, named at once ------------------------------------
   {

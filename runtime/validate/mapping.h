@@ -18,7 +18,7 @@ namespace gs::validate {
 // One reported number and how to read the model's prediction of it: predicted = value(target) * factor,
 // in the same unit as `reported`.
 struct Observation {
-  std::string metric;      // tokens_per_s, tflops_per_gpu, mfu, hfu, step_time_s, wallclock, gpu_hours, energy_mwh
+  std::string metric;      // tokens_per_s, tflops_per_gpu, aggregate_pflops, mfu, hfu, step_time_s, wallclock, gpu_hours, energy_mwh
   std::string unit;        // unit of `reported` and of the prediction: token/s, TFLOP/s, %, s, days, GPU*h, MWh
   double reported = 0;
   std::string column;      // where it was read (or what it was derived from)

@@ -78,7 +78,7 @@ double mean(const std::vector<double>& v) {
 }
 
 const std::vector<std::string>& metric_order() {
-  static const std::vector<std::string> m = {"throughput", "tokens_per_s", "tokens_per_s_per_gpu", "seqs_per_s", "tflops_per_gpu", "mfu",
+  static const std::vector<std::string> m = {"throughput", "tokens_per_s", "tokens_per_s_per_gpu", "seqs_per_s", "tflops_per_gpu", "aggregate_pflops", "mfu",
                                              "hfu",        "step_time_s",  "wallclock",            "gpu_hours",  "energy_mwh"};
   return m;
 }
