@@ -47,6 +47,7 @@ struct Site {
   double allowed_w = std::numeric_limits<double>::infinity();  // IT power the site may draw now (infinity: no limit)
   double rho = 1;           // share of the dynamic GPU power the facility can grant (power cap)
   bool power_paused = false;
+  bool limit_binds = false;  // a facility limit is below what the site would draw with every board uncapped
   // Energy.
   double it_w = 0;
   int64_t since = 0;
@@ -56,9 +57,16 @@ struct Site {
   std::vector<std::pair<int64_t, double>> trace;
 };
 
-enum class Phase { pending, computing, syncing, checkpointing, hung, waiting, restarting, reconfiguring, rejoining, paused, done };
+enum class Phase { pending, computing, syncing, checkpointing, hung, waiting, restarting, reconfiguring, rejoining, paused, migrating, done };
 const char* phase_name(Phase p);
-enum class Flows { none, sync, checkpoint, restore, rejoin };
+enum class Flows { none, sync, checkpoint, restore, rejoin, migration };
+
+// A replica moved to another site before a restart: its share of the state still has to cross the WAN.
+struct PendingMigration {
+  uint32_t from = 0, to = 0;
+  double bytes = 0;  // still to move
+  uint32_t flow = 0;  // the transfer in flight, when there is one
+};
 enum PauseBit : uint32_t { kPausePower = 1, kPauseMaintenance = 2, kPausePreempt = 4 };
 
 struct Slot {
@@ -118,6 +126,9 @@ struct Job {
   uint64_t steps_since_ckpt = 0, steps_since_sync = 0;
   uint32_t memory_since_durable = 0, ckpt_interval = 0, local_steps = 1;
   bool checkpoint_requested = false, rejoin_wanted = false, use_spares = true;
+  bool migrate = false;  // the last failure decision allows moving stranded replicas to another site
+  bool capped = false;   // the boards run at the job's declared power-cap operating point
+  std::vector<PendingMigration> migrations;
   bool needs_restore = false;        // rolled back; a restart must load the checkpoint before work resumes
   bool failed_while_paused = false;  // a failure hit the paused job; the policy sees it when the pause ends
   // Current activity.
@@ -230,6 +241,14 @@ struct State {
   void try_restart(Job& j);
   void offer_capacity(Job& j);
   void start_rejoin(Job& j);
+  void fill_from_spares(Job& j);
+  void migrate_stranded(Job& j);
+  void move_replica(Job& j, uint32_t replica, uint32_t to_site);
+  void start_migrations(Job& j);
+  void begin_restart(Job& j);
+  void set_power_cap(Job& j, bool capped);
+  double busy_w(const Job& j) const;  // board power while computing, at the job's current cap
+  int32_t link_between(uint32_t a, uint32_t b) const;  // the first link joining two sites, or -1
   void vacate(Job& j, uint32_t slot);
   void fill(Job& j, uint32_t slot, uint32_t node);
   void update_slot(Job& j, uint32_t slot);

@@ -104,7 +104,7 @@ ExperimentOutcome run_experiment(const research::ExperimentProtocol& protocol, c
                  {"verdict", research::verdict_name(out.verdict)},
                  {"conclusion", out.conclusion}};
   // Experiment-specific sections (E001-RECOVERY-V2: the world, the matched trace, per-policy answers).
-  for (const char* key : {"world", "matched_trace", "mechanics_answer", "learning_answer"})
+  for (const char* key : {"world", "matched_trace", "prefix_checks", "mechanics_answer", "learning_answer"})
     if (payload.contains(key)) result[key] = payload[key];
   out.sealed = research::seal_artifact(std::move(result));
   return out;

@@ -248,8 +248,8 @@ double State::node_power_w(const Job& j, uint32_t si, bool active) const {
   double g = s.spec->gpus_per_node;
   if (!active || j.phase != Phase::computing) return g * f.gpu_idle_w + f.node_host_w;
   const auto& w = j.spec->workload;
-  double busy = f.gpu_idle_w + s.rho * (w.gpu_busy_w - f.gpu_idle_w);
-  double comm = w.gpu_comm_w.value_or(w.gpu_busy_w);
+  double busy = f.gpu_idle_w + s.rho * (busy_w(j) - f.gpu_idle_w);
+  double comm = w.gpu_comm_w.value_or(busy_w(j));
   double gpu;
   if (j.spec->trace_phases) {
     gpu = j.subphase == 0 ? busy : comm;
@@ -305,13 +305,17 @@ void State::update_power_caps(uint32_t si) {
   power_changed(si);  // close the energy interval under the old limit
   s.allowed_w = allowed;
   double idle_node = s.spec->gpus_per_node * f.gpu_idle_w + f.node_host_w;
-  double static_w = s.spec->base_power_w + double(s.spares.size()) * idle_node, dynamic_w = 0;
+  double static_w = s.spec->base_power_w + double(s.spares.size()) * idle_node, dynamic_w = 0, uncapped_w = 0;
   for (const auto& j : jobs) {
     if (j.phase == Phase::done) continue;
     const SiteNodes& at = j.at_site[si];
     static_w += double(at.active + at.inactive) * idle_node;
-    dynamic_w += double(at.active) * s.spec->gpus_per_node * (j.spec->workload.gpu_busy_w - f.gpu_idle_w);
+    dynamic_w += double(at.active) * s.spec->gpus_per_node * (busy_w(j) - f.gpu_idle_w);
+    uncapped_w += double(at.active) * s.spec->gpus_per_node * (j.spec->workload.gpu_busy_w - f.gpu_idle_w);
   }
+  // What a power-aware policy observes: whether the limit binds with every board uncapped (not with its own
+  // cap, or the cap would lift itself as soon as it fits).
+  s.limit_binds = static_w + uncapped_w > allowed;
   bool paused = static_w >= allowed;
   double rho = paused || dynamic_w <= 0 ? 1.0 : std::min(1.0, (allowed - static_w) / dynamic_w);
   bool pause_changed = paused != s.power_paused, rho_changed = rho != s.rho;

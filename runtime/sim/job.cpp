@@ -41,6 +41,13 @@ void append_decision(std::string& log, int64_t now, Epoch e, const Decision& d) 
   flag(" rejoin=", d.rejoin);
   flag(" checkpoint_now=", d.checkpoint_now);
   flag(" abstained=", d.abstained);
+  // Actions added after the first log format appear only when taken, so earlier policies' logs (and
+  // their digests) are unchanged.
+  if (d.migrate) log += " migrate=true";
+  if (d.power_cap != PowerCapAction::keep) {
+    log += " power_cap=";
+    log += power_cap_name(d.power_cap);
+  }
   log += '\n';
 }
 
@@ -172,6 +179,7 @@ const char* phase_name(Phase p) {
     case Phase::reconfiguring: return "reconfiguring";
     case Phase::rejoining: return "rejoining";
     case Phase::paused: return "paused";
+    case Phase::migrating: return "migrating";
     case Phase::done: return "done";
   }
   return "?";
@@ -189,7 +197,8 @@ void State::set_phase(Job& j, Phase p) {
     case Phase::checkpointing: t.checkpoint += dt; break;
     case Phase::hung: t.detection += dt; break;
     case Phase::waiting: t.waiting += dt; break;
-    case Phase::restarting: t.restart += dt; break;
+    case Phase::restarting:
+    case Phase::migrating: t.restart += dt; break;
     case Phase::reconfiguring:
     case Phase::rejoining: t.reconfigure += dt; break;
     case Phase::paused: t.paused += dt; break;
@@ -202,10 +211,25 @@ void State::set_phase(Job& j, Phase p) {
   for (uint32_t si : j.sites) power_changed(si);
 }
 
+// How much longer compute takes than at the clock t_step was taken at: the facility's throttling (1/rho)
+// and, under the job's own cap, the model's clock share of the capped board.
 double State::power_factor(const Job& j) const {
   double f = 1;
   for (uint32_t si : j.sites) f = std::max(f, 1.0 / sites[si].rho);
-  return f;
+  return j.capped ? f / j.spec->power_cap->clock_share : f;
+}
+
+double State::busy_w(const Job& j) const { return j.capped ? j.spec->power_cap->busy_w : j.spec->workload.gpu_busy_w; }
+
+void State::set_power_cap(Job& j, bool capped) {
+  if (j.capped == capped) return;
+  j.capped = capped;
+  ++j.result.power_cap_changes;
+  if (opt.timeline) result.timeline.push_back({now, "power_cap", j.spec->id, capped ? "cap" : "lift"});
+  // The facility re-divides what a limit allows; then the step in flight ends at its boundary and the next
+  // runs at the new clock.
+  for (uint32_t si : j.sites) std::isfinite(sites[si].allowed_w) ? update_power_caps(si) : power_changed(si);
+  replan(j);
 }
 
 // Compute scales with the share of capacity still in the job (the global batch is kept, so fewer replicas
@@ -246,6 +270,8 @@ Observation State::observe(const Job& j, Epoch e) const {
   o.memory_write_s = w.memory_ckpt_s.value_or(0);
   o.restore_s = j.restore_estimate_s;
   o.collective_phase_fraction = j.collective_fraction;
+  for (uint32_t si : j.sites) o.power_limited |= sites[si].limit_binds;
+  o.power_capped = j.capped;
   o.sync_observed = j.sync_observed;
   o.local_steps = j.local_steps;
   o.prior_mtbf_s = j.prior_mtbf_s;
@@ -264,6 +290,10 @@ Decision State::decide(Job& j, Epoch e) {
     j.result.checkpoint_intervals.push_back(j.ckpt_interval);
   }
   if (d.local_steps) j.local_steps = d.local_steps;
+  if (d.power_cap != PowerCapAction::keep) {
+    if (!j.spec->power_cap) throw std::logic_error("policy capped a job that declares no power_cap operating point");
+    set_power_cap(j, d.power_cap == PowerCapAction::cap);
+  }
   j.result.abstentions += d.abstained;
   ++j.result.decisions;
   append_decision(j.result.decision_log, now, e, d);
@@ -354,6 +384,13 @@ void State::replan(Job& j) {
   push(j.seg_start + int64_t(j.seg_steps) * j.step_ns, Priority::completion, kSegmentEnd, j.index, j.gen, 1);
 }
 
+int32_t State::link_between(uint32_t a, uint32_t b) const {
+  for (size_t l = 0; l < link_ends.size(); ++l)
+    if ((link_ends[l].first == a && link_ends[l].second == b) || (link_ends[l].second == a && link_ends[l].first == b))
+      return static_cast<int32_t>(l);
+  return -1;
+}
+
 const StorageRef& State::storage_of(const Job& j, uint32_t si) const {
   const std::string& id = j.spec->checkpoint_storage.empty() ? sites[si].spec->storage : j.spec->checkpoint_storage;
   return storages.at(id);
@@ -364,12 +401,7 @@ std::vector<uint32_t> State::storage_path(const Job& j, uint32_t si, bool write)
   std::vector<uint32_t> path{static_cast<uint32_t>(write ? st.write : st.read)};
   if (st.site >= 0 && static_cast<uint32_t>(st.site) != si) {
     // A remote store is reached over the WAN link between the two sites and their transfer interfaces.
-    for (size_t l = 0; l < link_ends.size(); ++l)
-      if ((link_ends[l].first == si && link_ends[l].second == uint32_t(st.site)) ||
-          (link_ends[l].second == si && link_ends[l].first == uint32_t(st.site))) {
-        path.push_back(static_cast<uint32_t>(link_resource[l]));
-        break;
-      }
+    if (int32_t l = link_between(si, static_cast<uint32_t>(st.site)); l >= 0) path.push_back(static_cast<uint32_t>(link_resource[l]));
     for (uint32_t s : {si, static_cast<uint32_t>(st.site)})
       if (sites[s].state_io >= 0) path.push_back(static_cast<uint32_t>(sites[s].state_io));
   }
@@ -467,6 +499,11 @@ void State::on_flow_done(Job& j, uint32_t flow) {
     case Flows::checkpoint: r.checkpoint_bytes += bytes; break;
     case Flows::restore: r.restore_bytes += bytes; break;
     case Flows::rejoin: r.state_transfer_bytes += bytes; break;
+    case Flows::migration:
+      r.migration_bytes += bytes;
+      for (auto& m : j.migrations)
+        if (m.flow == flow) m.bytes = 0;
+      break;
     case Flows::none: throw std::logic_error("a transfer completed for a job that had none");
   }
   j.flow_ids.erase(std::find(j.flow_ids.begin(), j.flow_ids.end(), flow));
@@ -477,6 +514,10 @@ void State::on_flow_done(Job& j, uint32_t flow) {
     case Flows::sync: on_sync_done(j); break;
     case Flows::checkpoint: commit_checkpoint(j); break;
     case Flows::restore: restore_done(j); break;
+    case Flows::migration:
+      j.migrations.clear();
+      begin_restart(j);
+      break;
     case Flows::rejoin:
       set_phase(j, Phase::reconfiguring);
       j.timer_stage = kStageRejoin;
@@ -558,6 +599,12 @@ void State::close_activity(Job& j, bool truncate) {
       case Flows::checkpoint: r.checkpoint_bytes_aborted += moved; break;
       case Flows::restore: r.restore_bytes += moved; break;
       case Flows::rejoin: r.state_transfer_bytes += moved; break;
+      case Flows::migration:
+        // What crossed the link is counted; the rest is still owed and goes at the next restart.
+        r.migration_bytes += moved;
+        for (auto& m : j.migrations)
+          if (m.flow == f) m.bytes = std::max(0.0, m.bytes - moved);
+        break;
       case Flows::none: break;
     }
   }
@@ -597,6 +644,7 @@ void State::on_observe(Job& j) {
   ++j.failures_observed;
   Decision d = decide(j, Epoch::failure_observed);
   j.use_spares = d.use_spares;
+  j.migrate = d.migrate;
   switch (d.recovery) {
     case RecoveryAction::restore_durable:
     case RecoveryAction::restore_memory:
@@ -653,13 +701,19 @@ void State::rollback(Job& j, bool to_memory) {
   j.rejoin_wanted = false;
 }
 
+// Vacant slots in order, each taking its site's lowest spare (fill removes the slot from the set).
+void State::fill_from_spares(Job& j) {
+  for (auto it = j.vacant_slots.begin(); it != j.vacant_slots.end();) {
+    uint32_t i = *it++;
+    if (!sites[j.slots[i].site].spares.empty()) fill(j, i, *sites[j.slots[i].site].spares.begin());
+  }
+}
+
 void State::try_restart(Job& j) {
-  if (j.use_spares) {
-    // Vacant slots in order, each taking its site's lowest spare (fill removes the slot from the set).
-    for (auto it = j.vacant_slots.begin(); it != j.vacant_slots.end();) {
-      uint32_t i = *it++;
-      if (!sites[j.slots[i].site].spares.empty()) fill(j, i, *sites[j.slots[i].site].spares.begin());
-    }
+  if (j.use_spares) fill_from_spares(j);
+  if (j.use_spares && j.migrate && !j.vacant_slots.empty()) {
+    migrate_stranded(j);
+    fill_from_spares(j);  // the nodes a moved replica left behind may complete another replica at its old site
   }
   if (!j.vacant_slots.empty()) {
     set_phase(j, Phase::waiting);  // for a repair, an outage's end, or (wait_restore) the job's own node
@@ -667,6 +721,90 @@ void State::try_restart(Job& j) {
   }
   for (uint32_t index : std::vector<uint32_t>(j.inactive_replicas.begin(), j.inactive_replicas.end())) set_replica_active(j, index, true);
   refresh_capacity(j);
+  if (!j.migrations.empty()) return start_migrations(j);
+  begin_restart(j);
+}
+
+// Replicas with a slot their own site cannot fill move, whole, to the first other site of the job (in
+// placement order) that is joined to theirs by a link and has spares for every node of the replica.
+void State::migrate_stranded(Job& j) {
+  std::set<uint32_t> stranded;
+  for (uint32_t slot : j.vacant_slots) stranded.insert(j.slots[slot].replica);
+  for (uint32_t index : stranded) {
+    const Replica& r = j.replicas[index];
+    for (uint32_t si : j.sites) {
+      if (si == r.site || sites[si].spares.size() < r.slots || link_between(r.site, si) < 0) continue;
+      const uint32_t from = r.site;
+      move_replica(j, index, si);
+      // The job's state is held in shares by capacity (State::start_flows): the moved capacity's share
+      // crosses the link from its old site.
+      j.migrations.push_back({from, si, j.spec->workload.state_bytes * j.replicas[index].capacity / j.nominal_capacity, 0});
+      ++j.result.migrations;
+      if (opt.timeline) result.timeline.push_back({now, "migration", j.spec->id, fmt::format("replica {} {} -> {}", index, sites[from].spec->id, sites[si].spec->id)});
+      break;
+    }
+  }
+}
+
+// The replica leaves its site: the nodes it still holds become spares there, its slots belong to the
+// other site's placement, and that site's spares fill them (and become their home for later repairs).
+void State::move_replica(Job& j, uint32_t index, uint32_t to) {
+  Replica& r = j.replicas[index];
+  const uint32_t from = r.site, last = r.first_slot + r.slots;
+  for (uint32_t i = r.first_slot; i < last; ++i) {
+    int32_t node = j.slots[i].node;
+    if (node < 0) continue;
+    vacate(j, i);
+    sites[from].spares.insert(static_cast<uint32_t>(node));
+  }
+  // Nodes under repair that called these slots home go to the spare pool when they return.
+  for (auto& n : nodes)
+    if (n.home_job == int32_t(j.index) && n.home_slot >= int32_t(r.first_slot) && n.home_slot < int32_t(last)) n.home_job = n.home_slot = -1;
+  uint32_t group = 0;
+  while (j.groups[group].site != to) ++group;  // every site of the job has its placement group
+  if (r.active) {
+    --j.groups[r.group].active;
+    ++j.groups[group].active;
+  }
+  r.group = group;
+  r.site = to;
+  r.capacity = j.groups[group].replica_capacity;
+  for (uint32_t i = r.first_slot; i < last; ++i) {
+    j.slots[i].site = to;
+    uint32_t node = *sites[to].spares.begin();
+    fill(j, i, node);
+    nodes[node].home_job = static_cast<int32_t>(j.index);
+    nodes[node].home_slot = static_cast<int32_t>(i);
+  }
+  power_changed(from);
+  power_changed(to);
+}
+
+// The moved replicas' state crosses the links (with both sites' transfer interfaces) before the relaunch.
+void State::start_migrations(Job& j) {
+  j.activity_start = now;
+  set_phase(j, Phase::migrating);
+  j.flows = Flows::migration;
+  j.flow_ids.clear();
+  for (auto& m : j.migrations) {
+    if (m.bytes <= 0) continue;
+    int32_t l = link_between(m.from, m.to);
+    std::vector<uint32_t> path{static_cast<uint32_t>(link_resource[l])};
+    for (uint32_t s : {m.from, m.to})
+      if (sites[s].state_io >= 0) path.push_back(static_cast<uint32_t>(sites[s].state_io));
+    m.flow = net.start(now, m.bytes, path, sc.links[l].latency_ns, j.index, resched);
+    j.flow_ids.push_back(m.flow);
+  }
+  j.flows_left = static_cast<uint32_t>(j.flow_ids.size());
+  flush_network();
+  if (j.flows_left == 0) {
+    j.flows = Flows::none;
+    j.migrations.clear();
+    begin_restart(j);
+  }
+}
+
+void State::begin_restart(Job& j) {
   set_phase(j, Phase::restarting);
   j.timer_stage = kStageOverhead;
   push(now + to_ns(j.spec->workload.restart_overhead_s), Priority::completion, kTimer, j.index, j.gen);

@@ -32,6 +32,15 @@ const char* action_name(RecoveryAction a) {
   return "?";
 }
 
+const char* power_cap_name(PowerCapAction a) {
+  switch (a) {
+    case PowerCapAction::keep: return "keep";
+    case PowerCapAction::cap: return "cap";
+    case PowerCapAction::lift: return "lift";
+  }
+  return "?";
+}
+
 std::string policy_prerequisites_missing(const PolicySpec& p, const WorkloadInputs& w) {
   std::vector<std::string> missing;
   if (p.recovery == Recovery::elastic || p.recovery == Recovery::adaptive) {
@@ -149,6 +158,8 @@ RecoveryAction Policy::choose_recovery(const Observation& o, bool& abstained) co
 Decision Policy::decide(const Observation& o) {
   Decision d;
   d.use_spares = spec_.recovery != Recovery::wait_restore;
+  // The power-aware rule, at every epoch and without learning: capped exactly while a facility limit holds.
+  if (spec_.power_aware && o.power_limited != o.power_capped) d.power_cap = o.power_limited ? PowerCapAction::cap : PowerCapAction::lift;
   switch (o.epoch) {
     case Epoch::start:
       d.local_steps = spec_.local_steps;
@@ -169,6 +180,7 @@ Decision Policy::decide(const Observation& o) {
       break;
     case Epoch::failure_observed:
       d.recovery = choose_recovery(o, d.abstained);
+      d.migrate = spec_.migrate && (d.recovery == RecoveryAction::restore_durable || d.recovery == RecoveryAction::restore_memory);
       d.checkpoint_interval_steps = cadence_steps(o, mtbf_estimate(o));
       break;
     case Epoch::capacity_returned:

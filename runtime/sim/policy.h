@@ -44,12 +44,20 @@ struct Observation {
   uint32_t local_steps = 1;
   // Declared priors.
   double prior_mtbf_s = 0, prior_repair_s = 0;
+  // Power: a site of the job is under a facility power limit (a grid or cooling limit the operator is told
+  // of), and whether the job already runs its boards at its declared cap.
+  bool power_limited = false, power_capped = false;
   // Costs of the options, from the job's inputs.
   double restart_overhead_s = 0, reconfig_s = 0, rejoin_transfer_s = 0, memory_restore_s = 0;
 };
 
 enum class RecoveryAction : uint8_t { none, restore_durable, restore_memory, continue_elastic };
 const char* action_name(RecoveryAction a);
+
+// A board power cap as a policy action: keep the current setting, run at the job's declared capped
+// operating point (JobSpec::power_cap), or lift the cap.
+enum class PowerCapAction : uint8_t { keep, cap, lift };
+const char* power_cap_name(PowerCapAction a);
 
 struct Decision {
   uint32_t checkpoint_interval_steps = 0;  // 0: keep the current interval
@@ -58,6 +66,10 @@ struct Decision {
   bool use_spares = true;     // take hot spares for vacant slots (false: wait for the nodes' own repair)
   bool rejoin = false;        // bring restorable replicas back into the job
   bool checkpoint_now = false;
+  // Migration (failure_observed): a replica its own site cannot refill moves to another site of the job
+  // with spares for all of it; its share of the state crosses the WAN before the restart.
+  bool migrate = false;
+  PowerCapAction power_cap = PowerCapAction::keep;
   bool abstained = false;     // the adaptive policy was outside its calibrated range and acted as the baseline
 };
 

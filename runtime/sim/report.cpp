@@ -59,7 +59,7 @@ Json intervals_json(const std::vector<uint32_t>& v) {
 }
 
 Json job_json(const JobResult& j) {
-  return {{"id", j.id}, {"policy", j.policy}, {"gpus", j.gpus}, {"start_s", double(j.start_ns) / 1e9},
+  Json out = {{"id", j.id}, {"policy", j.policy}, {"gpus", j.gpus}, {"start_s", double(j.start_ns) / 1e9},
           {"end_s", double(j.end_ns) / 1e9}, {"completed", j.completed}, {"steps_committed", j.steps_committed},
           {"goodput_tokens_per_s", j.goodput_tokens_per_s()}, {"ettr", j.ettr()}, {"work", j.work.to_json()},
           {"time", j.time.to_json()}, {"interruptions", j.interruptions}, {"interruptions_by_category", j.interruptions_by_category},
@@ -74,6 +74,13 @@ Json job_json(const JobResult& j) {
                      {"state_transfer", j.state_transfer_bytes}}},
           {"gpu_busy_hours", j.gpu_busy_s / 3600.0}, {"lost_gpu_hours", j.lost_gpu_hours}, {"flops_attempted", opt(j.flops_attempted)},
           {"decisions", j.decisions}, {"decisions_sha256", j.decisions_sha256}};
+  // Interventions added after v1 appear only when taken, so earlier results read the same.
+  if (j.migrations) {
+    out["recovery"]["migrations"] = j.migrations;
+    out["bytes"]["migration"] = j.migration_bytes;
+  }
+  if (j.power_cap_changes) out["recovery"]["power_cap_changes"] = j.power_cap_changes;
+  return out;
 }
 
 }  // namespace
@@ -127,6 +134,9 @@ std::string result_text(const SimResult& r) {
     out += causes.empty() ? "\n" : ")\n";
     out += fmt::format("  recovery: {} durable restores, {} memory restores, {} elastic continuations, {} rejoins, {} abstentions\n",
                        j.restores_durable, j.restores_memory, j.elastic_continuations, j.rejoins, j.abstentions);
+    if (j.migrations || j.power_cap_changes)
+      out += fmt::format("  interventions: {} replica migrations ({:.4g} TB over the WAN), {} power-cap changes\n", j.migrations,
+                         j.migration_bytes / 1e12, j.power_cap_changes);
     out += fmt::format("  checkpoints: {} durable, {} in memory; lost {:.1f} GPU-hours\n", j.checkpoints_durable,
                        j.checkpoints_memory, j.lost_gpu_hours);
   }

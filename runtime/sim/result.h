@@ -36,6 +36,8 @@ struct JobResult {
   uint64_t checkpoints_durable = 0, checkpoints_memory = 0, syncs = 0;
   double sync_bytes = 0, sync_bytes_aborted = 0, checkpoint_bytes = 0, checkpoint_bytes_aborted = 0;
   double restore_bytes = 0, state_transfer_bytes = 0;
+  uint64_t migrations = 0, power_cap_changes = 0;  // replicas moved to another site; caps set or lifted
+  double migration_bytes = 0;                      // state moved over the WAN after migrations (partial ones included)
   double gpu_busy_s = 0;       // GPU-seconds spent in compute phases
   double lost_gpu_hours = 0;   // GPU time of compute that did not survive
   std::optional<double> flops_attempted;  // when training.flops_per_step is given

@@ -149,6 +149,11 @@ void Scenario::finalize() {
     check(pol.cadence != Cadence::fixed_time || pol.cadence_value > 0, who + ": a fixed checkpoint interval needs a positive time");
     std::string missing = policy_prerequisites_missing(pol, w);
     check(missing.empty(), fmt::format("{}: the {} policy needs {}", who, recovery_name(pol.recovery), missing));
+    if (j.power_cap)
+      check(j.power_cap->board_w > 0 && j.power_cap->clock_share > 0 && j.power_cap->clock_share <= 1 && j.power_cap->busy_w > 0,
+            who + ": power_cap needs a positive board limit, a clock share in (0, 1] and a positive busy power");
+    check(!pol.power_aware || j.power_cap, who + ": a power-aware policy needs the job's [job.power_cap] operating point");
+    check(!pol.migrate || j.placement.size() > 1, who + ": migration needs a job placed at two or more sites");
     for (const auto& r : pol.envelope.ranges)
       check(is_envelope_feature(r.feature) && r.lo <= r.hi, who + ": envelope range '" + r.feature + "' is unknown or empty");
     check(pol.sync == SyncMode::fixed ? pol.local_steps >= 1
@@ -234,10 +239,16 @@ Json Scenario::to_json() const {
                    {"prior_failures", pol.prior_failures}, {"envelope", {{"ranges", ranges}, {"source", pol.envelope.source}}},
                    {"sync", pol.sync == SyncMode::fixed ? "fixed" : "adaptive"}, {"local_steps", pol.local_steps},
                    {"sync_min", pol.sync_min}, {"sync_max", pol.sync_max}, {"sync_high", pol.sync_high}, {"sync_low", pol.sync_low}};
-    j["jobs"].push_back({{"id", job.id}, {"placement", pl}, {"replica_nodes", job.replica_nodes},
-                         {"target_steps", job.target_steps}, {"start_ns", job.start_ns},
-                         {"checkpoint_storage", job.checkpoint_storage}, {"sync_bytes", job.sync_bytes},
-                         {"trace_phases", job.trace_phases}, {"policy", policy}, {"model", job.model}});
+    // Keys added after v1 appear only when used, so the hash of a scenario without them is unchanged.
+    if (pol.migrate) policy["migrate"] = true;
+    if (pol.power_aware) policy["power_aware"] = true;
+    Json jj = {{"id", job.id}, {"placement", pl}, {"replica_nodes", job.replica_nodes},
+               {"target_steps", job.target_steps}, {"start_ns", job.start_ns},
+               {"checkpoint_storage", job.checkpoint_storage}, {"sync_bytes", job.sync_bytes},
+               {"trace_phases", job.trace_phases}, {"policy", policy}, {"model", job.model}};
+    if (job.power_cap)
+      jj["power_cap"] = {{"board_w", job.power_cap->board_w}, {"clock_share", job.power_cap->clock_share}, {"busy_w", job.power_cap->busy_w}};
+    j["jobs"].push_back(jj);
   }
   j["failures"] = Json::array();
   for (const auto& f : failures) {

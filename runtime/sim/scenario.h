@@ -96,6 +96,20 @@ struct PolicySpec {
   // each checkpoint to commit just before the next interruption. Empty for every real policy.
   bool oracle = false;
   std::vector<int64_t> foresight_ns;
+  // Interventions a fixed-rule policy may take besides recovery (E001-RECOVERY-V2's power-aware comparator).
+  // migrate: after a failure, a replica its own site cannot refill moves to another site of the job that has
+  // spares for all of it, and its share of the state crosses the WAN. power_aware: while a site of the job
+  // is under a facility power limit, run the boards at the job's declared capped operating point
+  // (JobSpec::power_cap) instead of leaving the facility to throttle them.
+  bool migrate = false, power_aware = false;
+};
+
+// A board power cap the job may run under, as the model prices it: the clock share the capped board
+// sustains relative to the clock t_step was taken at (the model's gpu.power.clock_scale at the capped limit
+// over the same at the uncapped one) and the board power while computing at that clock (the model's
+// gpu.power.total at the cap). The engine reads both as given; it keeps no power law of its own.
+struct PowerCapPoint {
+  double board_w = 0, clock_share = 1, busy_w = 0;
 };
 
 struct Placement {
@@ -113,6 +127,7 @@ struct JobSpec {
   std::string checkpoint_storage;  // empty: each site writes its share to its own storage
   double sync_bytes = 0;           // bytes per WAN link per inter-site synchronisation
   bool trace_phases = false;       // one event per compute and per collective phase (power waveforms)
+  std::optional<PowerCapPoint> power_cap;  // the capped operating point a power-aware policy may choose
   PolicySpec policy;
   std::map<std::string, double> model;  // workload variables of this job
   WorkloadInputs workload;              // resolved from the top level and `model`

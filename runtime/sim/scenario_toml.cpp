@@ -186,6 +186,13 @@ class Reader {
     return n->as_integer()->get();
   }
 
+  bool flag(const toml::table& t, const char* key, const std::string& path) {
+    const toml::node* n = t.get(key);
+    if (!n) return false;
+    if (!n->is_boolean()) problem(path, fmt::format("'{}' must be true or false", key));
+    return n->value_or(false);
+  }
+
   // The configuration of a site or job (node counts, degrees) is a fact about the world too.
   void config_source(const toml::table& t, const std::string& path) {
     std::string source = text(t, "source", path);
@@ -199,7 +206,7 @@ class Reader {
       return p;
     }
     expect_keys(*t, {"label", "recovery", "checkpoint", "durable_every", "peer_group", "min_replica_fraction",
-                     "prior_failures", "envelope", "sync"}, path);
+                     "prior_failures", "envelope", "sync", "migrate", "power_aware"}, path);
     try {
       p.recovery = parse_recovery(text(*t, "recovery", path));
     } catch (const std::invalid_argument& e) {
@@ -221,6 +228,8 @@ class Reader {
     p.peer_group_nodes = static_cast<uint32_t>(integer(*t, "peer_group", path, 2, false));
     p.min_replica_fraction = t->get("min_replica_fraction") ? t->get("min_replica_fraction")->value_or(-1.0) : 1.0;
     p.prior_failures = t->get("prior_failures") ? t->get("prior_failures")->value_or(-1.0) : 0.0;
+    p.migrate = flag(*t, "migrate", path);
+    p.power_aware = flag(*t, "power_aware", path);
     if (const toml::table* env = t->get("envelope") ? t->get("envelope")->as_table() : nullptr) {
       expect_keys(*env, {"source", "ranges"}, path + ".envelope");
       p.envelope.source = text(*env, "source", path + ".envelope");
@@ -356,7 +365,7 @@ Scenario parse_scenario_toml(const std::string& text, const gs::UnitTable& units
   });
   each_table(root, "job", r, [&](const toml::table& t, const std::string& path) {
     r.expect_keys(t, {"id", "source", "note", "placement", "replica_nodes", "target_steps", "start", "checkpoint_storage",
-                      "sync_bytes", "trace_phases", "policy", "model"}, path);
+                      "sync_bytes", "trace_phases", "policy", "model", "power_cap"}, path);
     JobSpec j;
     j.id = r.text(t, "id", path);
     std::string p = "job." + j.id;
@@ -375,6 +384,18 @@ Scenario parse_scenario_toml(const std::string& text, const gs::UnitTable& units
     j.checkpoint_storage = r.text(t, "checkpoint_storage", p, false);
     j.sync_bytes = r.sourced(t.get("sync_bytes"), "byte", p + ".sync_bytes").value_or(0);
     j.trace_phases = t.get("trace_phases") ? t.get("trace_phases")->value_or(false) : false;
+    if (const toml::node* cap = t.get("power_cap")) {
+      if (const toml::table* ct = cap->as_table()) {
+        r.expect_keys(*ct, {"board", "clock_share", "busy_power"}, p + ".power_cap");
+        PowerCapPoint pc;
+        pc.board_w = r.sourced(ct->get("board"), "W", p + ".power_cap.board").value_or(0);
+        pc.clock_share = r.sourced(ct->get("clock_share"), "1", p + ".power_cap.clock_share").value_or(0);
+        pc.busy_w = r.sourced(ct->get("busy_power"), "W", p + ".power_cap.busy_power").value_or(0);
+        j.power_cap = pc;
+      } else {
+        r.problem(p + ".power_cap", "must be a table { board, clock_share, busy_power }, each with a source");
+      }
+    }
     j.policy = r.policy(table_at(t, "policy"), p + ".policy");
     j.model = r.model_table(t.get("model"), p + ".model");
     sc.jobs.push_back(j);

@@ -52,8 +52,8 @@ const RecoveryV2Run& run_of(const std::string& id) {
 
 }  // namespace
 
-TEST_CASE("E001-RECOVERY-V2: four policies, every one conserves work exactly, failures interrupt them") {
-  REQUIRE(runs().size() == 4);
+TEST_CASE("E001-RECOVERY-V2: six policies, every one conserves work exactly, failures interrupt them") {
+  REQUIRE(runs().size() == 6);
   for (const auto& r : runs()) {
     CAPTURE(r.policy.id);
     for (const SimResult* s : {&r.with_failures, &r.no_failure}) {
@@ -79,7 +79,8 @@ TEST_CASE("E001-RECOVERY-V2: four policies, every one conserves work exactly, fa
 }
 
 TEST_CASE("E001-RECOVERY-V2: non-oracle policies are prefix-indistinguishable; the oracle is not") {
-  for (const std::string policy : {"synchronous-wait-restore", "fixed-cadence-checkpoint-restart", "adaptive-recovery"}) {
+  for (const std::string policy : {"synchronous-wait-restore", "fixed-cadence-checkpoint-restart", "adaptive-recovery",
+                                   "fixed-cadence-reactive-membership", "power-aware-migration-without-learning-adaptation"}) {
     CAPTURE(policy);
     const auto& full = run_of(policy).with_failures.jobs.at(0);
     for (double share : {0.1, 0.37, 0.8}) {
@@ -169,20 +170,27 @@ TEST_CASE("E001-RECOVERY-V2 end to end: one trace, verdict, determinism of the s
   CHECK(c.sealed["artifact_sha256"] != a.sealed["artifact_sha256"]);
   CHECK(a.sealed["matched_trace"]["identical_across_policies"] == true);
   CHECK(a.sealed["matched_trace"]["failures"].size() > 0);
-  CHECK(a.sealed["runs"].size() == 4);
+  CHECK(a.sealed["runs"].size() == 6);
   CHECK(a.sealed["artifacts"].size() == 2);
   // Learning progress is never simulated, so the hypothesis can at best be inconclusive.
   CHECK(a.verdict != gs::research::Verdict::pass);
   CHECK(a.sealed["learning_answer"].get<std::string>().rfind("unresolved", 0) == 0);
-  // Every timeline row names its run; all four runs are there.
+  // Every timeline row names its run; all six runs are there.
   std::set<std::string> labelled;
   std::istringstream lines(a.timeline);
   for (std::string line; std::getline(lines, line);) labelled.insert(Json::parse(line).at("run").get<std::string>());
-  CHECK(labelled.size() == 4);
+  CHECK(labelled.size() == 6);
+  for (const auto& [policy, check] : a.sealed["prefix_checks"].items()) {
+    CAPTURE(policy);
+    CHECK(check["panels"]["shorter horizon"] == "satisfied");
+    CHECK(check["panels"]["altered future"] == "satisfied");
+  }
+  CHECK(a.sealed["prefix_checks"].size() == 5);  // every policy but the oracle
   for (const auto& art : a.sealed["artifacts"]) {
     CAPTURE(art["policy"]);
     for (const auto& r : art["evidence_requirements"])
-      if (r["requirement_id"] == "e001-reactive-membership-without-trace-leakage" || r["requirement_id"] == "e001-preemption-replay-conservation")
+      if (r["requirement_id"] == "e001-reactive-membership-without-trace-leakage" || r["requirement_id"] == "e001-preemption-replay-conservation" ||
+          r["requirement_id"] == "e001-recovery-baseline-completeness")
         CHECK(r["status"] == "satisfied");
   }
 }
@@ -241,4 +249,28 @@ TEST_CASE("E001-RECOVERY-V2 artifacts are written once and never overwritten; th
   CHECK(experiment_run_command(a, out3, err3) == 2);
   CHECK(read_json(*a.output).dump() == before);
   fs::remove_all(dir);
+}
+
+TEST_CASE("E001-RECOVERY-V2: the two fixed-rule comparators, reactive membership and power-aware migration") {
+  const auto& fixed = run_of("fixed-cadence-checkpoint-restart").with_failures.jobs.at(0);
+  const auto& reactive = run_of("fixed-cadence-reactive-membership").with_failures.jobs.at(0);
+  const auto& power = run_of("power-aware-migration-without-learning-adaptation").with_failures.jobs.at(0);
+  // Both keep the fixed baseline's cadences: a checkpoint every 300 steps, a synchronisation every 8.
+  for (const JobResult* j : {&reactive, &power}) {
+    CHECK(j->checkpoint_intervals == std::vector<uint32_t>{300});
+    CHECK(j->completed);
+    for (uint32_t local : j->local_steps_history) CHECK(local <= 8);
+  }
+  // Reactive membership drops the replicas a hardware fault hit and takes them back when spares return.
+  CHECK(reactive.elastic_continuations > 0);
+  CHECK(reactive.rejoins > 0);
+  // No site of this world is power-limited and the 4 spares per site covered every loss, so the
+  // power-aware rules never fired: its mechanics are the fixed baseline's, only its log says it could migrate.
+  CHECK(power.migrations == 0);
+  CHECK(power.power_cap_changes == 0);
+  CHECK(power.end_ns == fixed.end_ns);
+  CHECK(power.work.attempted == fixed.work.attempted);
+  CHECK(power.work.lost() == fixed.work.lost());
+  CHECK(power.decision_log != fixed.decision_log);
+  CHECK(power.decision_log.find("migrate=true") != std::string::npos);
 }
