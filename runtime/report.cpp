@@ -202,7 +202,7 @@ std::string resolution_text(const Registry& reg, const Resolution& res, const Re
     for (const auto& m : res.missing) vars.push_back(m.var);
     out += "  missing: " + names(reg, vars, vars.size()) + "\n";
   }
-  if (view.missing && !res.missing.empty()) {
+  if ((view.missing || view.diagnostics) && !res.missing.empty()) {
     out += "\nmissing inputs:\n";
     for (const auto& m : res.missing) {
       const Variable& v = reg.var(m.var);
@@ -235,7 +235,9 @@ std::string resolution_text(const Registry& reg, const Resolution& res, const Re
       out += "  " + labeled_name(reg.var(s.var)) + " = " + value_text(reg, s.var, s.value) + "  <- " + relation_label(reg, s.relation) +
              "  " + reg.location(reg.relation(s.relation).span);
       if (s.fallback_from >= 0) out += "  [fallback from " + reg.relation(uint32_t(s.fallback_from)).name + "]";
-      if (!s.system_peers.empty()) out += "  [system: " + names(reg, s.system_peers, s.system_peers.size()) + "]";
+      if (!s.system_peers.empty())
+        out += "  [system: " + names(reg, s.system_peers, s.system_peers.size()) +
+               (s.system_iterations < 0 ? std::string() : fmt::format("; solved numerically, {} iterations", s.system_iterations)) + "]";
       out += "\n";
       if (!s.reason.empty()) out += "    why: " + s.reason + "\n";
     }
@@ -244,15 +246,28 @@ std::string resolution_text(const Registry& reg, const Resolution& res, const Re
     out += "\nconstraints:\n";
     if (res.constraints.empty()) out += "  (none on the variables used)\n";
     for (const auto& c : res.constraints) out += check_text(reg, c);
+  }
+  if (view.constraints || view.validity) {
     out += "\napproximation validity:\n";
     if (res.validity.empty()) out += "  (no approximation used)\n";
     for (const auto& c : res.validity) out += check_text(reg, c);
-  } else if (res.violations() > 0) {
-    // A violated constraint (a layout that does not fit in HBM, say) must not read as a normal answer.
+  }
+  // A violated constraint (a layout that does not fit in HBM, say) must not read as a normal answer, so
+  // the violations print unless every check already has.
+  if (res.violations() > 0 && !view.constraints) {
     out += fmt::format("\nVIOLATED: {} (all checks with --constraints)\n", res.violations());
     for (const auto* list : {&res.constraints, &res.validity})
       for (const auto& c : *list)
         if (c.status == CheckStatus::Violated) out += check_text(reg, c);
+  }
+  if (view.diagnostics) {
+    size_t undecided = 0;
+    for (const auto* list : {&res.constraints, &res.validity})
+      for (const auto& c : *list) undecided += c.status == CheckStatus::Undetermined;
+    out += fmt::format("\ndiagnostics: {} missing input{}, {} violated check{}, {} undecided check{} (they need a missing input)\n",
+                       res.missing.size(), res.missing.size() == 1 ? "" : "s", res.violations(), res.violations() == 1 ? "" : "s",
+                       undecided, undecided == 1 ? "" : "s");
+    if (res.missing.empty() && res.violations() == 0) out += "  no missing inputs or violated checks\n";
   }
   return out;
 }
@@ -280,6 +295,8 @@ json resolution_object(const Registry& reg, const ResolutionFacts& res, const st
     if (!s.system_peers.empty()) {
       step["system_peers"] = json::array();
       for (uint32_t p : s.system_peers) step["system_peers"].push_back(reg.var(p).name);
+      step["system_solution"] = s.system_iterations < 0 ? "exact" : "numeric";
+      if (s.system_iterations >= 0) step["system_iterations"] = s.system_iterations;
     }
     j["steps"].push_back(step);
   }

@@ -17,8 +17,12 @@ namespace gs {
 struct ResolveView {
   bool trace = false;
   bool missing = false;      // details of each missing input (their names are always shown)
-  bool constraints = false;  // every check, not only a count of violations
+  bool constraints = false;  // every check (constraints, domains, validity), not only the violated ones
+  bool validity = false;     // every approximation-validity check (a part of `constraints`)
   bool missing_families = false;  // the missing inputs grouped by family and category
+  // Everything that stands between the scenario and a trustworthy number: each missing input described
+  // (as `missing`), the violated checks and a count of the undecided ones, or a line saying there is none.
+  bool diagnostics = false;
 };
 
 std::string resolution_text(const Registry& reg, const Resolution& res, const ResolveView& view);

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "image/suggest.h"
+#include "runtime/system_solver.h"
 
 namespace gs {
 
@@ -432,6 +433,78 @@ std::vector<uint32_t> Resolver::system_of(uint32_t var) {
   return members;
 }
 
+Resolver::SystemValues Resolver::solve_system(const std::vector<uint32_t>& members) {
+  SystemValues out;
+  const std::set<uint32_t> in_system(members.begin(), members.end());
+  const sym::VarValue lookup = [&](uint32_t w) -> std::optional<GiNaC::ex> {
+    if (in_system.count(w)) return std::nullopt;
+    return known(w);
+  };
+  std::vector<GiNaC::ex> residuals, unknowns;
+  NumericSystem numeric;
+  for (uint32_t m : members) {
+    const Relation& rel = reg_.relation(uint32_t(selection(m).relation));
+    if (rel.kind == Kind::Iterative) return out.failure = rel.name + " is an iteration, which is not solved simultaneously", out;
+    try {
+      residuals.push_back(symbols_.of(m) - sym::build(rel.rhs, lookup, symbols_).value);
+    } catch (const std::exception& e) {
+      return out.failure = rel.name + " cannot be evaluated: " + e.what(), out;
+    }
+    unknowns.push_back(symbols_.of(m));
+    numeric.names.push_back(reg_.var(m).name);
+    const Sign sign = reg_.var(m).assume.sign;
+    numeric.sign.push_back(sign == Sign::Positive || sign == Sign::Nonnegative ? 1
+                           : sign == Sign::Negative || sign == Sign::Nonpositive ? -1
+                                                                                 : 0);
+  }
+  // Why a candidate value breaks a member's declared domain (sign, integer, binary, range), or "".
+  numeric.domain_violation = [&](size_t i, double x) -> std::string {
+    std::vector<Check> checks;
+    append_domain_checks(reg_.var(members[i]), members[i], x, std::fabs(x - std::round(x)) <= 1e-9 * std::max(1.0, std::fabs(x)), checks);
+    for (const Check& c : checks)
+      if (c.status == CheckStatus::Violated) return c.text;
+    return "";
+  };
+  // Linear when no residual's derivative still reads an unknown: then GiNaC solves it exactly.
+  bool linear = true;
+  for (const auto& r : residuals)
+    for (const auto& u : unknowns) {
+      const GiNaC::ex d = r.diff(GiNaC::ex_to<GiNaC::symbol>(u));
+      for (const auto& w : unknowns) linear = linear && !d.has(w);
+    }
+  if (linear) {
+    GiNaC::lst equations, names;
+    for (size_t i = 0; i < residuals.size(); ++i) equations.append(residuals[i] == 0), names.append(unknowns[i]);
+    GiNaC::ex solution;
+    try {
+      solution = GiNaC::lsolve(equations, names);
+    } catch (const std::exception& e) {
+      return out.failure = std::string("the linear solver failed: ") + e.what(), out;
+    }
+    if (solution.nops() != members.size())
+      return out.failure = "the linear system is singular (its relations are dependent or contradict each other)", out;
+    for (size_t i = 0; i < members.size(); ++i) {
+      GiNaC::ex x = solution.op(i).rhs().evalf();
+      auto xv = sym::to_double(x);
+      if (!xv) return out.failure = "the linear solution is not a real number", out;
+      if (std::string why = numeric.domain_violation(i, *xv); !why.empty())
+        return out.failure = fmt::format("the solution {} = {:.6g} breaks a declared domain: {}", numeric.names[i], *xv, why), out;
+      out.values[members[i]] = x;
+    }
+    return out;
+  }
+  numeric.residuals = residuals, numeric.unknowns = unknowns;
+  for (uint32_t m : members)
+    for (uint32_t d : value_deps(uint32_t(selection(m).relation)))
+      if (!in_system.count(d))
+        if (auto x = known(d); x && sym::to_double(*x)) numeric.scales.push_back(*sym::to_double(*x));
+  NumericRoot root = solve_numerically(numeric);
+  if (!root.solved) return out.failure = root.failure, out;
+  for (size_t i = 0; i < members.size(); ++i) out.values[members[i]] = sym::number(root.values[i]);
+  out.iterations = root.iterations;
+  return out;
+}
+
 std::vector<Step> Resolver::solve_systems(const std::vector<uint32_t>& candidates) {
   std::vector<Step> steps;
   std::set<uint32_t> tried;
@@ -442,56 +515,50 @@ std::vector<Step> Resolver::solve_systems(const std::vector<uint32_t>& candidate
     if (members.empty()) continue;
     tried.insert(members.begin(), members.end());
     const std::set<uint32_t> in_system(members.begin(), members.end());
-    // Every input from outside the system must be a known number.
-    bool closed = true;
+    auto unsolved = [&](const std::string& why) {
+      for (uint32_t m : members) {
+        std::string peers;
+        for (uint32_t p : members)
+          if (p != m) peers += (peers.empty() ? "" : ", ") + reg_.var(p).name;
+        unsolved_[m] = "its simultaneous system with " + peers + " was not solved: " + why;
+      }
+    };
+    // Every input from outside the system must be a known number: a system is never solved in symbols.
+    std::vector<uint32_t> open;
     for (uint32_t m : members)
       for (uint32_t d : value_deps(uint32_t(selection(m).relation))) {
         if (in_system.count(d)) continue;
         if (!known(d)) evaluate_cone(d, nullptr, nullptr);
         auto x = known(d);
-        if (!x || !sym::to_double(*x)) closed = false;
+        if ((!x || !sym::to_double(*x)) && std::find(open.begin(), open.end(), d) == open.end()) open.push_back(d);
       }
-    if (!closed) continue;
-    const sym::VarValue lookup = [&](uint32_t w) -> std::optional<GiNaC::ex> {
-      if (in_system.count(w)) return std::nullopt;
-      return known(w);
-    };
-    GiNaC::lst equations, unknowns;
-    try {
-      for (uint32_t m : members) {
-        const Relation& rel = reg_.relation(uint32_t(selection(m).relation));
-        if (rel.kind == Kind::Iterative) throw std::runtime_error("iteration");
-        equations.append(symbols_.of(m) == sym::build(rel.rhs, lookup, symbols_).value);
-        unknowns.append(symbols_.of(m));
+    if (!open.empty()) {
+      std::vector<std::string> names;
+      for (uint32_t d : open) names.push_back(reg_.var(d).name);
+      std::sort(names.begin(), names.end());
+      std::string list;
+      for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+      unsolved(list + (names.size() == 1 ? " has" : " have") + " no numeric value (a system is solved only when every input from outside it is a number)");
+      continue;
+    }
+    SystemValues found = solve_system(members);
+    if (!found.failure.empty()) {
+      unsolved(found.failure);
+      continue;
+    }
+    for (uint32_t m : members) {
+      solved_[m] = found.values[m];
+      Step st{m, uint32_t(selection(m).relation), found.values[m], "", -1, {}, found.iterations};
+      for (uint32_t p : members)
+        if (p != m) st.system_peers.push_back(p);
+      if (options_.explain) {
+        std::string peers;
+        for (uint32_t p : st.system_peers) peers += (peers.empty() ? "" : ", ") + reg_.var(p).name;
+        st.reason = "simultaneous system solved with " + peers +
+                    (found.iterations < 0 ? std::string(" (linear, exactly)")
+                                          : fmt::format(" (numerically, {} Newton iterations)", found.iterations));
       }
-      // lsolve throws for a nonlinear system and returns an empty list for a singular one.
-      GiNaC::ex solution = GiNaC::lsolve(equations, unknowns);
-      if (solution.nops() != members.size()) continue;
-      std::map<uint32_t, GiNaC::ex> found;
-      for (size_t i = 0; i < members.size(); ++i) {
-        GiNaC::ex x = solution.op(i).rhs().evalf();
-        auto xv = sym::to_double(x);
-        if (!xv) throw std::runtime_error("not a number");
-        const Sign sign = reg_.var(members[i]).assume.sign;
-        if ((sign == Sign::Positive && !(*xv > 0)) || (sign == Sign::Nonnegative && !(*xv >= 0)) ||
-            (sign == Sign::Negative && !(*xv < 0)) || (sign == Sign::Nonpositive && !(*xv <= 0)))
-          throw std::runtime_error("the solution contradicts a declared sign");
-        found[members[i]] = x;
-      }
-      for (uint32_t m : members) {
-        solved_[m] = found[m];
-        Step st{m, uint32_t(selection(m).relation), found[m], "", -1, {}};
-        for (uint32_t p : members)
-          if (p != m) st.system_peers.push_back(p);
-        if (options_.explain) {
-          std::string peers;
-          for (uint32_t p : st.system_peers) peers += (peers.empty() ? "" : ", ") + reg_.var(p).name;
-          st.reason = "simultaneous system solved with " + peers;
-        }
-        steps.push_back(std::move(st));
-      }
-    } catch (const std::exception&) {
-      continue;  // not linear, or no single numeric solution: the members stay missing
+      steps.push_back(std::move(st));
     }
   }
   std::sort(steps.begin(), steps.end(), [&](const Step& a, const Step& b) { return reg_.var(a.var).name < reg_.var(b.var).name; });
@@ -511,7 +578,10 @@ MissingInput Resolver::describe(uint32_t var) {
   MissingInput m;
   m.var = var;
   const Selection& s = selection(var);
-  if (auto f = failures_.find(var); f != failures_.end()) {
+  if (auto u = unsolved_.find(var); u != unsolved_.end()) {
+    m.category = "unsolved-system";
+    m.reason = u->second;
+  } else if (auto f = failures_.find(var); f != failures_.end()) {
     m.category = "unevaluable";
     m.reason = "its relation could not be evaluated: " + f->second;
   } else if (s.relation < 0) {
@@ -639,6 +709,7 @@ Resolution Resolver::resolve(uint32_t target) {
     for (const auto& [v, x] : assignments_) values_.emplace(v, sym::number(x));
     for (const auto& [v, x] : solved_) values_.emplace(v, x);
   };
+  unsolved_.clear();
   if (!solved_.empty()) {
     // The last target's systems made their members count as known; this target starts afresh.
     solved_.clear();

@@ -41,7 +41,9 @@ struct ResolveOptions {
   // b`) needs no option: it is used whenever a's validity is definitely false or a cannot be evaluated.
   bool fallback_on_violated_validity = false;
   // Solve small simultaneous systems (2 or 3 variables whose selected relations read each other and
-  // otherwise only known numbers) with GiNaC's linear solver instead of leaving them as missing inputs.
+  // otherwise only known numbers) instead of leaving them as missing inputs: a linear system exactly
+  // with GiNaC's linear solver, a nonlinear one numerically (runtime/system_solver.h). A system that
+  // cannot be solved stays missing, with the reason in its members' MissingInput.
   bool solve_systems = false;
 };
 
@@ -65,7 +67,7 @@ struct Check {
 
 struct MissingInput {
   uint32_t var = 0;
-  std::string category;  // primitive-root, symbolic-boundary, variant-family, ambiguous, unevaluable
+  std::string category;  // primitive-root, symbolic-boundary, variant-family, ambiguous, unevaluable, unsolved-system
   std::string reason;
   std::string family;    // compact bucket from the dotted name, e.g. "cluster.node"
   std::vector<std::string> variant_keys;
@@ -81,6 +83,7 @@ struct Step {
   std::string reason;  // why this relation was selected (with ResolveOptions::explain)
   int32_t fallback_from = -1;          // the approximation this step replaced (validity violated, or not evaluable)
   std::vector<uint32_t> system_peers;  // the other members of the simultaneous system it was solved with
+  int system_iterations = -1;          // Newton steps when that system was solved numerically; -1: exactly
 };
 
 // An assignment to a variable that a relation could have computed.
@@ -167,6 +170,13 @@ class Resolver {
   // solved_ and returns one step per solved variable.
   std::vector<Step> solve_systems(const std::vector<uint32_t>& candidates);
   std::vector<uint32_t> system_of(uint32_t var);
+  // The values of a closed system's members (every outside input a number), or why there are none.
+  struct SystemValues {
+    std::map<uint32_t, GiNaC::ex> values;
+    int iterations = -1;  // Newton steps; -1 for an exact linear solution
+    std::string failure;
+  };
+  SystemValues solve_system(const std::vector<uint32_t>& members);
   void collect_cone(uint32_t target, std::vector<uint8_t>& in_cone);
   void evaluate_cone(uint32_t target, std::vector<Step>* steps, std::vector<uint8_t>* cone_out);
   GiNaC::ex evaluate_relation(uint32_t relation);
@@ -188,6 +198,7 @@ class Resolver {
   std::map<uint32_t, GiNaC::ex> values_;
   std::map<uint32_t, GiNaC::ex> solved_;  // values of simultaneous systems, kept like assignments
   std::map<uint32_t, std::string> failures_;  // variables whose relation could not be evaluated, and why
+  std::map<uint32_t, std::string> unsolved_;  // members of systems --solve-systems could not solve, and why
   std::vector<std::optional<Selection>> selections_;
   std::vector<std::optional<std::vector<uint32_t>>> value_deps_;
   std::vector<uint8_t> potential_state_;  // 0 unknown, 1 on the stack, 2 known

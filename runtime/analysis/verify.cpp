@@ -28,7 +28,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-VerifyCheck make(const std::string& name) { return VerifyCheck{name, "ok", "", {}, 0}; }
+VerifyCheck make(const std::string& name) { return VerifyCheck{name, "ok", "", {}, 0, std::nullopt}; }
 
 void fail(VerifyCheck& c, std::string detail) {
   c.status = "fail";
@@ -306,7 +306,8 @@ VerifyCheck check_freshness(const Registry& reg) {
 
 // ---- presets
 
-VerifyCheck check_presets(const Registry& reg, const std::string& dir, bool resolve_targets) {
+// `mentioned` collects every variable a preset assigns, selects a variant of, targets, expects or varies.
+VerifyCheck check_presets(const Registry& reg, const std::string& dir, bool resolve_targets, std::set<uint32_t>& mentioned) {
   VerifyCheck c = make("presets");
   if (dir.empty() || !fs::is_directory(dir)) {
     warn(c, "no presets directory" + (dir.empty() ? std::string() : " at " + dir));
@@ -329,6 +330,11 @@ VerifyCheck check_presets(const Registry& reg, const std::string& dir, bool reso
       continue;
     }
     ++loaded;
+    for (const auto& entry : p.assignments) mentioned.insert(entry.first);
+    for (const auto& entry : p.variants) mentioned.insert(entry.first);
+    for (const auto& entry : p.expected) mentioned.insert(entry.first);
+    for (const auto& entry : p.uncertain) mentioned.insert(entry.first);
+    for (const auto& entry : p.targets) mentioned.insert(entry.second);
     if (!resolve_targets) continue;
     try {
       Resolver resolver(reg, p.assignments, p.variants);
@@ -359,6 +365,59 @@ VerifyCheck check_presets(const Registry& reg, const std::string& dir, bool reso
   c.summary = plural(loaded, "preset loads", "presets load") + (broken ? fmt::format(", {} broken", broken) : "") +
               (resolve_targets ? ", " + plural(targets, "target", "targets") + " checked" : "; targets are resolved by the full profile") +
               (skipped ? "; " + plural(skipped, "other TOML file", "other TOML files") + " skipped" : "");
+  return c;
+}
+
+// ---- the reference's audit counts
+
+// A variable that no relation reads or defines and no preset mentions computes nothing and is never an
+// input: dead weight, or a relation that was meant to use it and does not. Constants are a reference table
+// (CODATA) and are not counted.
+VerifyCheck check_orphans(const Registry& reg, const std::set<uint32_t>& mentioned, bool presets_read) {
+  VerifyCheck c = make("orphans");
+  std::vector<uint8_t> used(reg.var_count(), 0);
+  for (uint32_t r = 0; r < reg.relation_count(); ++r) {
+    for (uint32_t v : reg.relation_deps(r))
+      if (v < used.size()) used[v] = 1;
+    const Relation& rel = reg.relation(r);
+    for (int32_t v : {rel.lhs_var, rel.indep_var})
+      if (v >= 0 && size_t(v) < used.size()) used[size_t(v)] = 1;
+  }
+  size_t orphans = 0;
+  for (uint32_t v = 0; v < reg.var_count(); ++v) {
+    if (used[v] || reg.var(v).is_constant || mentioned.count(v)) continue;
+    ++orphans;
+    warn(c, reg.var(v).name + " (" + reg.location(reg.var(v).span) + ")");
+  }
+  c.count = orphans;
+  c.summary = orphans == 0 ? "every variable is in a relation or a preset"
+                           : plural(orphans, "orphan variable", "orphan variables") +
+                                 (presets_read ? " (in no relation and no preset)" : " (in no relation; no presets were read)");
+  return c;
+}
+
+// Model source files of `threshold` lines or more: a file that long usually holds more than one subsystem
+// and is easier to review split. Informational, as in the reference.
+VerifyCheck check_file_sizes(const Registry& reg, size_t threshold) {
+  VerifyCheck c = make("file-size");
+  size_t large = 0, largest = 0, read = 0;
+  std::string largest_name;
+  for (const std::string& path : reg.image().files) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) continue;  // the freshness check says which sources it cannot find
+    ++read;
+    size_t lines = 0;
+    std::string line;
+    while (std::getline(in, line)) ++lines;
+    if (lines > largest) largest = lines, largest_name = path;
+    if (lines >= threshold) {
+      ++large;
+      warn(c, fmt::format("{}: {} lines", path, lines));
+    }
+  }
+  c.count = large;
+  c.summary = fmt::format("{} of {} source files have {} lines or more", large, read, threshold) +
+              (read ? fmt::format(" (largest {}, {} lines)", largest_name, largest) : "");
   return c;
 }
 
@@ -507,7 +566,11 @@ std::vector<VerifyCheck> verify_checks(const Registry& reg, const VerifyRequest&
   out.push_back(timed([&] { return check_freshness(reg); }));
   // Resolving every preset's targets grows with the preset tree (most of the fast profile's time once
   // there are dozens), so fast only loads the presets and full resolves their targets too.
-  out.push_back(guarded("presets", [&] { return check_presets(reg, req.presets_dir, req.profile == "full"); }));
+  std::set<uint32_t> mentioned;
+  out.push_back(guarded("presets", [&] { return check_presets(reg, req.presets_dir, req.profile == "full", mentioned); }));
+  const bool presets_read = out.back().status != "skip" && !req.presets_dir.empty() && fs::is_directory(req.presets_dir);
+  out.push_back(guarded("orphans", [&] { return check_orphans(reg, mentioned, presets_read); }));
+  out.push_back(timed([&] { return check_file_sizes(reg, req.large_file_lines); }));
   if (req.profile == "full") out.push_back(guarded("jit", [&] { return check_jit(reg, req); }));
   return out;
 }
@@ -521,9 +584,12 @@ int verify_command(const Registry& reg, const VerifyRequest& req, std::ostream& 
   if (req.json) {
     json j{{"profile", req.profile}, {"image", req.image_path}, {"variables", reg.var_count()}, {"relations", reg.relation_count()}};
     j["checks"] = json::array();
-    for (const auto& c : checks)
-      j["checks"].push_back(json{{"name", c.name}, {"status", c.status}, {"summary", c.summary}, {"details", c.details},
-                                 {"seconds", c.seconds}});
+    for (const auto& c : checks) {
+      json one{{"name", c.name}, {"status", c.status}, {"summary", c.summary}, {"details", c.details}, {"seconds", c.seconds}};
+      if (c.count) one["count"] = *c.count;
+      j["checks"].push_back(std::move(one));
+    }
+    j["large_file_lines"] = req.large_file_lines;
     j["ok"] = ok, j["warnings"] = warned, j["failed"] = failed, j["skipped"] = skipped, j["passed"] = failed == 0;
     j["seconds"] = seconds;
     out << j.dump(2) << "\n";

@@ -7,9 +7,13 @@
 // loads, and that the image matches the model sources it was compiled from (SHA-256 per file). `full`
 // adds that every preset's [targets] resolve to its [expected] values, and JIT-versus-GiNaC agreement
 // for every value relation on sampled points that respect the variables' declared domains.
+//
+// Two counts of the reference implementation's `audit` are warnings in both profiles: orphan variables
+// (declared, but in no relation and no preset) and large model source files.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -26,6 +30,9 @@ struct VerifyRequest {
   size_t samples = 3;            // points per relation in the JIT check
   uint64_t seed = 2024;
   double tolerance = 1e-9;       // relative, JIT versus GiNaC
+  // A model source file with at least this many lines is counted as large (a warning, never a failure).
+  // 700 is the reference implementation's default for the same count, kept so the two compare.
+  size_t large_file_lines = 700;
 };
 
 struct VerifyCheck {
@@ -34,6 +41,7 @@ struct VerifyCheck {
   std::string summary;
   std::vector<std::string> details;
   double seconds = 0;
+  std::optional<size_t> count;  // for the counting checks (orphans, file-size): how many findings
 };
 
 // Throws PresetError for an unknown profile.

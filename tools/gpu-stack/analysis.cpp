@@ -63,9 +63,13 @@ void add_analysis_commands(Cli& cli) {
   add_common(debt, cli.common);
   cli.on_parsed(debt, [st, &common] { return run_root_debt(common, st->scenario, st->debt); });
 
-  auto* verify = cli.app.add_subcommand("verify", "Check the model's health: cycles, ids, trivial conditions, constants, presets, image freshness");
+  auto* verify = cli.app.add_subcommand(
+      "verify", "Check the model's health: cycles, ids, trivial conditions, constants, presets, image freshness, orphans, file sizes");
   verify->add_option("--profile", st->verify.profile, "fast (default) or full (adds JIT-versus-GiNaC agreement)")
       ->check(CLI::IsMember({"fast", "full"}));
+  verify->add_option("--large-file-threshold", st->verify.large_file_lines,
+                     "count model source files with at least this many lines as large (default 700, the reference's)")
+      ->check(CLI::Range(size_t(1), size_t(100000000)));
   add_common(verify, cli.common);
   cli.on_parsed(verify, [st, &common] { return run_verify(common, st->verify); });
 

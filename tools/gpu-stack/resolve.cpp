@@ -18,6 +18,7 @@ struct ResolveFlags {
   bool trace = false, missing = false, constraints = false, explain = false, check_overrides = false, fail_on_violated = false;
   bool no_check_overrides = false;
   bool missing_families = false, fallback = false, solve_systems = false;
+  bool diagnostics = false, validity = false, fail_on_violated_validity = false;
   double tolerance = 1e-6;
 };
 
@@ -31,6 +32,8 @@ void add_checks(CLI::App* cmd, ResolveFlags& f) {
   cmd->add_flag("--no-check-overrides", f.no_check_overrides, "do not check a user preset's overrides");
   cmd->add_option("--tolerance", f.tolerance, "relative difference allowed by --check-overrides (default 1e-6)")->check(CLI::NonNegativeNumber);
   cmd->add_flag("--fail-on-violated-constraints", f.fail_on_violated, "exit 1 when a constraint, domain or validity condition is violated");
+  cmd->add_flag("--fail-on-violated-approximation-validity", f.fail_on_violated_validity,
+                "exit 1 when a used approximation's validity condition is definitely violated (an undecided one does not fail)");
 }
 
 gs::ResolveOptions options_of(const ResolveFlags& f) {
@@ -71,12 +74,20 @@ void warn_disagreements(const gs::Registry& reg, const std::vector<gs::Override>
   }
 }
 
-// Exit 1 when asked to fail on violations and there are some; the count goes to stderr.
-int finish_violations(size_t violations, bool fail) {
-  if (!fail || violations == 0) return 0;
-  std::cerr << "gpu-stack: " << violations << " violated constraint" << (violations == 1 ? "" : "s")
-            << " (constraints, declared domains or approximation validity)\n";
-  return 1;
+// Exit 1 when asked to fail on a kind of violation and there is one; the count goes to stderr.
+// `violations` counts every violated check, `validity` those of approximation validity alone.
+int finish_violations(size_t violations, size_t validity, const ResolveFlags& f) {
+  if (f.fail_on_violated && violations > 0) {
+    std::cerr << "gpu-stack: " << violations << " violated constraint" << (violations == 1 ? "" : "s")
+              << " (constraints, declared domains or approximation validity)\n";
+    return 1;
+  }
+  if (f.fail_on_violated_validity && validity > 0) {
+    std::cerr << "gpu-stack: " << validity << " approximation" << (validity == 1 ? " is" : "s are")
+              << " used outside " << (validity == 1 ? "its" : "their") << " validity range (--approximation-validity lists them)\n";
+    return 1;
+  }
+  return 0;
 }
 
 int run_resolve(const Common& c, const std::string& target_name, const ScenarioInputs& in, ResolveFlags f) {
@@ -103,7 +114,7 @@ int run_resolve(const Common& c, const std::string& target_name, const ScenarioI
     std::cout << j.dump(2) << "\n";
   } else {
     // Reasons are shown beside the trace steps, so asking for them shows the trace.
-    std::cout << gs::resolution_text(reg, res, {f.trace || f.explain, f.missing, f.constraints, f.missing_families});
+    std::cout << gs::resolution_text(reg, res, {f.trace || f.explain, f.missing, f.constraints, f.validity, f.missing_families, f.diagnostics});
     if (interval)
       std::cout << "90% interval: " << gs::format_quantity(reg.units(), reg.var(target), interval->p5) << " .. "
                 << gs::format_quantity(reg.units(), reg.var(target), interval->p95) << " (" << s.uncertain.size()
@@ -113,7 +124,7 @@ int run_resolve(const Common& c, const std::string& target_name, const ScenarioI
   }
   warn_disagreements(reg, res.overrides);
   if (summarize) summarize_overrides(res.overrides, user_presets);
-  return finish_violations(res.violations(), f.fail_on_violated);
+  return finish_violations(res.violations(), gs::count_violations({}, res.validity), f);
 }
 
 int run_trace(const Common& c, const std::string& target_name, const ScenarioInputs& in, int depth) {
@@ -152,9 +163,10 @@ int run_scenario(const Common& c, const std::vector<std::string>& preset_names, 
   std::cout << (c.json ? gs::scenario_json(reg, report) + "\n" : gs::scenario_text(reg, report, {rf.details, rf.missing_families}));
   warn_disagreements(reg, report.overrides);
   if (summarize) summarize_overrides(report.overrides, user_presets);
-  size_t violations = 0;
-  for (const auto& t : report.targets) violations += t.resolution.violations();
-  if (int code = finish_violations(violations, f.fail_on_violated)) return code;
+  size_t violations = 0, validity = 0;
+  for (const auto& t : report.targets)
+    violations += t.resolution.violations(), validity += gs::count_violations({}, t.resolution.validity);
+  if (int code = finish_violations(violations, validity, f)) return code;
   if (rf.fail_on_issues && report.issue_count > 0) {
     std::cerr << "gpu-stack: " << report.issue_count << " issue" << (report.issue_count == 1 ? "" : "s")
               << " (missing inputs or violated checks)\n";
@@ -183,12 +195,16 @@ void add_resolve_commands(Cli& cli) {
   resolve->add_flag("--trace", st->flags.trace, "list every computed step with its relation and source location");
   resolve->add_flag("--missing", st->flags.missing, "describe each missing input: unit, family, reason, dependents");
   resolve->add_flag("--constraints", st->flags.constraints, "list every constraint, domain and validity check");
+  resolve->add_flag("--approximation-validity", st->flags.validity, "list the validity check of every approximation used");
+  resolve->add_flag("--diagnostics", st->flags.diagnostics,
+                    "describe every missing input and violated check, and count the undecided checks (or say there are none)");
   resolve->add_flag("--explain-selection", st->flags.explain, "say why each relation was selected (shows the trace)");
   resolve->add_flag("--missing-families", st->flags.missing_families, "group the missing inputs by family and boundary category");
   resolve->add_flag("--fallback-on-violated-validity", st->flags.fallback,
                     "when a selected approximation's validity is violated, use the variable's single alternative relation (marked in the trace)");
   resolve->add_flag("--solve-systems", st->flags.solve_systems,
-                    "solve small simultaneous systems (2-3 variables defined through each other) with GiNaC's linear solver");
+                    "solve small simultaneous systems (2-3 variables defined through each other, every outside input a number): "
+                    "linear ones exactly, nonlinear ones by Newton's method");
   add_checks(resolve, st->flags);
   add_common(resolve, cli.common);
   cli.on_parsed(resolve, [st, &common] { return run_resolve(common, st->target, st->scenario, st->flags); });

@@ -59,12 +59,14 @@ TEST_CASE("a sound small model passes every check, JIT agreement included") {
   VerifyRequest req;
   req.profile = "full";
   auto checks = verify_checks(reg, req);
-  CHECK(checks.size() == 9);
+  CHECK(checks.size() == 11);
   for (const auto& c : checks) {
     INFO(c.name << ": " << c.summary);
     // No presets directory was given and the in-memory sources have no files to compare.
     CHECK((c.status == "ok" || c.name == "presets" || c.name == "freshness"));
   }
+  CHECK(find(checks, "orphans").count == size_t(0));
+  CHECK(find(checks, "file-size").summary == "0 of 0 source files have 700 lines or more");
   CHECK(find(checks, "jit").summary.find("0 disagreeing") != std::string::npos);
   CHECK_THROWS_AS(verify_checks(reg, VerifyRequest{"fastest", false, "", "", 3, 2024, 1e-9}), PresetError);
 }
@@ -178,6 +180,28 @@ TEST_CASE("presets: each loads and its targets resolve to the expected values, o
   const auto& fast = find(fast_checks, "presets");
   CHECK(fast.details.size() == 1);  // only the preset that does not load
   CHECK(fast.summary == "3 presets load, 1 broken; targets are resolved by the full profile; 1 other TOML file skipped");
+}
+
+TEST_CASE("orphans: a variable in no relation is counted until a preset mentions it") {
+  const std::string with_orphans = std::string(kModel) + "var t.p.lonely : m \"in no relation\" ref n\n"
+                                                         "var t.p.pinned : m \"in no relation, but a preset assigns it\" ref n\n";
+  Registry reg(compile_model(with_orphans));
+  auto bare = verify_checks(reg, VerifyRequest{});
+  const auto& c = find(bare, "orphans");
+  CHECK(c.status == "warn");
+  CHECK(c.count == size_t(2));
+  CHECK(mentions(c, "t.p.lonely ("));
+  CHECK(c.summary == "2 orphan variables (in no relation; no presets were read)");
+  TempDir dir;
+  write_text(dir.file("pins.toml"), "[assign]\n\"t.p.pinned\" = \"1 m\"\n");
+  VerifyRequest req;
+  req.presets_dir = dir.path.string();
+  auto with_presets = verify_checks(reg, req);
+  const auto& p = find(with_presets, "orphans");
+  CHECK(p.count == size_t(1));
+  CHECK(mentions(p, "t.p.lonely ("));
+  CHECK_FALSE(mentions(p, "t.p.pinned"));
+  CHECK(p.summary == "1 orphan variable (in no relation and no preset)");
 }
 
 TEST_CASE("the shipped model passes the fast profile in well under a second") {
