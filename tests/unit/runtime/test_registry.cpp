@@ -101,14 +101,17 @@ TEST_CASE("graph: cones, order, cycles and leaves") {
   auto apx = g.deps(id("lab.apx"));
   CHECK(std::find(apx.begin(), apx.end(), id("lab.regime")) != apx.end());
 
-  // The only cycle is the one the 'loop' variant closes.
+  // The only cycles are the ones the 'loop' variants close: lab.c1/c2 and the nonlinear pairs g and h.
   auto cycles = g.cycles();
-  REQUIRE(cycles.size() == 1);
+  REQUIRE(cycles.size() == 3);
   CHECK(cycles[0] == std::vector<uint32_t>{id("lab.c1"), id("lab.c2")});
+  CHECK(cycles[1] == std::vector<uint32_t>{id("lab.g1"), id("lab.g2")});
+  CHECK(cycles[2] == std::vector<uint32_t>{id("lab.h1"), id("lab.h2")});
 
   Graph::Order order = g.topological_order();
   CHECK(order.order.size() + order.blocked.size() == reg.var_count());
-  CHECK(order.blocked == std::vector<uint32_t>{id("lab.c1"), id("lab.c2")});
+  CHECK(order.blocked ==
+        std::vector<uint32_t>{id("lab.c1"), id("lab.c2"), id("lab.g1"), id("lab.g2"), id("lab.h1"), id("lab.h2")});
   std::vector<size_t> pos(reg.var_count(), SIZE_MAX);
   for (size_t i = 0; i < order.order.size(); ++i) pos[order.order[i]] = i;
   for (uint32_t v : order.order)
