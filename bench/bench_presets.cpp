@@ -6,7 +6,7 @@
 //   shared  with one library for all rows, as `validate` runs: each file parsed once per process.
 // Checks that both give the same assignments, then prints one line per method: rows, files parsed,
 // seconds per pass (best of ROUNDS), and the shared/fresh time ratio.
-//   bench_presets IMAGE PRESETS_DIR [ROUNDS]
+//   bench_presets IMAGE PRESETS_DIR DATA_DIR [ROUNDS]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -52,14 +52,14 @@ Pass run(const gs::Registry& reg, const std::string& dir, const std::vector<gs::
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 3) {
-    std::fprintf(stderr, "usage: bench_presets IMAGE PRESETS_DIR [ROUNDS]\n");
+  if (argc < 4) {
+    std::fprintf(stderr, "usage: bench_presets IMAGE PRESETS_DIR DATA_DIR [ROUNDS]\n");
     return 2;
   }
   const gs::Registry reg = gs::Registry::load(argv[1]);
   const std::string dir = argv[2];
-  const int rounds = argc > 3 ? std::max(1, std::atoi(argv[3])) : 5;
-  const auto rows = gs::validate::read_runs(gs::validate::default_runs_paths(dir));
+  const int rounds = argc > 4 ? std::max(1, std::atoi(argv[4])) : 5;
+  const auto rows = gs::validate::read_runs(gs::validate::default_runs_paths(dir, argv[3]));
   Pass best[2];
   for (int r = 0; r < rounds; ++r)
     for (int fresh = 0; fresh < 2; ++fresh) {

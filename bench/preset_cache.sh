@@ -20,7 +20,7 @@ bench, build, root, rounds, runs = sys.argv[1], sys.argv[2], sys.argv[3], sys.ar
 sys.path.insert(0, os.path.join(root, "bench"))
 from process_timer import measure
 
-out = subprocess.run([bench, os.path.join(build, "model.gsimg"), os.path.join(root, "presets"), rounds],
+out = subprocess.run([bench, os.path.join(build, "model.gsimg"), os.path.join(root, "presets"), os.path.join(root, "data"), rounds],
                      check=True, stdout=subprocess.PIPE, text=True).stdout
 res = {f[0]: (int(f[1]), int(f[2]), float(f[3])) for f in (line.split() for line in out.splitlines())}
 print(f"preset_cache: {res['shared'][0]} run rows, best of {rounds} passes; load average {os.getloadavg()[0]:.2f}")

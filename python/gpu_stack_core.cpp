@@ -21,6 +21,7 @@
 #include "runtime/uq/commands.h"
 #include "runtime/uq/sweep_spec.h"
 #include "runtime/validate/runs.h"
+#include "tools/frontend/workspace_env.h"
 #include "runtime/validate/validate.h"
 
 namespace py = pybind11;
@@ -39,10 +40,18 @@ std::string trimmed(std::string s) {
   return s;
 }
 
+// Where the files are, as the CLI finds them (tools/frontend/workspace_env.h): the arguments, else the
+// GSTACK_* environment, else the source tree's folders.
+gs::Workspace workspace(const std::string& image, const std::string& presets) {
+  return gs::frontend::resolve_workspace({image, presets}, gs::frontend::build_defaults(""), gs::frontend::process_environment());
+}
+
 class Model {
  public:
   Model(const std::string& image, const std::string& presets)
-      : image_path_(image), presets_dir_(gs::api::presets_dir(presets)), reg_(gs::api::load_registry(image)) {}
+      : image_path_(image), presets_dir_(workspace(image, presets).presets_dir), reg_(gs::api::load_registry(image)) {
+    gs::frontend::install(workspace(image, presets));  // the JIT's module and the simulator's bindings
+  }
 
   const std::string& image_path() const { return image_path_; }
   const std::string& presets_dir() const { return presets_dir_; }
@@ -265,7 +274,9 @@ PYBIND11_MODULE(_core, m) {
     }
   });
 
-  m.def("default_image_path", [](const std::string& build_dir) { return gs::api::default_image_path(build_dir); });
+  m.def("default_image_path", [](const std::string& build_dir) {
+    return gs::frontend::resolve_workspace({}, gs::frontend::build_defaults(build_dir), gs::frontend::process_environment()).image;
+  });
   m.attr("MAX_SWEEP_VALUES") = gs::kMaxSweepValues;
   m.attr("MAX_SAMPLES") = gs::kMaxSamples;
 

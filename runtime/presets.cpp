@@ -264,11 +264,6 @@ size_t PresetLibrary::files_parsed() const {
   return cache_->parsed;
 }
 
-std::string PresetLibrary::default_dir() {
-  if (const char* env = std::getenv("GSTACK_PRESETS"); env && *env) return env;
-  return GSTACK_PRESETS_DIR;
-}
-
 std::vector<std::string> PresetLibrary::names() const {
   std::vector<std::string> out;
   std::error_code ec;

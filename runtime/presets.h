@@ -66,9 +66,8 @@ std::pair<uint32_t, std::string> parse_selector(const Registry& reg, const std::
 // of a library share its cache; the cache is thread-safe.
 class PresetLibrary {
  public:
+  // `dir` is the library's root (Workspace::presets_dir).
   PresetLibrary(const Registry& reg, std::string dir);
-  // GSTACK_PRESETS when set, else the source tree's presets/ folder.
-  static std::string default_dir();
 
   // A name is looked up as <dir>/<name>.toml; anything ending in .toml or holding a '/' is a path.
   Preset load(const std::string& name_or_path) const;

@@ -1,7 +1,6 @@
 #include "runtime/api/session.h"
 
 #include <algorithm>
-#include <cstdlib>
 
 #include <nlohmann/json.hpp>
 
@@ -13,19 +12,12 @@ namespace gs::api {
 
 namespace fs = std::filesystem;
 
-std::string default_image_path(const fs::path& build_dir) {
-  if (const char* env = std::getenv("GSTACK_IMAGE"); env && *env) return env;
-  return (build_dir / "model.gsimg").string();
-}
-
 Registry load_registry(const std::string& path) {
   std::error_code ec;
   if (!fs::exists(path, ec))
     throw ImageError("cannot find the registry image '" + path + "'; build it (cmake --build build) or pass --image FILE");
   return Registry::load(path);
 }
-
-std::string presets_dir(const std::string& dir) { return dir.empty() ? PresetLibrary::default_dir() : dir; }
 
 std::vector<std::string> preset_layers(const PresetLibrary& lib, const ScenarioInputs& in) {
   std::vector<std::string> layers = in.presets;

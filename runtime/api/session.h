@@ -20,12 +20,10 @@
 
 namespace gs::api {
 
-// $GSTACK_IMAGE when set, else model.gsimg in `build_dir` (the build tree a binary or module belongs to).
-std::string default_image_path(const std::filesystem::path& build_dir);
+// Where the image and the presets are comes from the front end's Workspace (runtime/workspace.h,
+// tools/frontend/workspace_env.h); nothing here reads the environment.
 // Loads the image; a missing file is an ImageError that says how to build one.
 Registry load_registry(const std::string& path);
-// `dir` when given, else $GSTACK_PRESETS, else the source tree's presets/.
-std::string presets_dir(const std::string& dir);
 
 // Presets by name or path (applied in order, later wins), then shipped workloads by zoo name
 // (`llama3-405b`), then "NAME=VALUE[ UNIT]" assignments and "NAME=KEY" selectors, which win over every preset.

@@ -19,15 +19,6 @@ unsigned g_local = 1;
 #if GSTACK_WITH_MPI
 bool g_started = false;  // MPI_Init ran (and MPI_Finalize is owed)
 
-// A launcher leaves its rank in the environment: Open MPI's mpirun, PMIx (srun --mpi=pmix, prterun) or
-// PMI (srun --mpi=pmi2, MPICH's hydra). Without one there is nothing to join, and MPI_Init would only
-// slow every plain command down.
-bool launched_by_mpi_launcher() {
-  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE"})
-    if (std::getenv(name)) return true;
-  return false;
-}
-
 // MPI counts are ints: broadcast long buffers in pieces well below INT_MAX elements.
 constexpr size_t kPiece = size_t(1) << 27;
 
@@ -40,9 +31,10 @@ void broadcast(T* data, size_t n, MPI_Datatype type, int from) {
 
 }  // namespace
 
-Launch::Launch([[maybe_unused]] int* argc, [[maybe_unused]] char*** argv) {
+Launch::Launch([[maybe_unused]] int* argc, [[maybe_unused]] char*** argv, [[maybe_unused]] bool under_launcher) {
 #if GSTACK_WITH_MPI
-  if (g_started || !launched_by_mpi_launcher()) return;
+  // Without a launcher there is nothing to join, and MPI_Init would only slow every plain command down.
+  if (g_started || !under_launcher) return;
   int provided = 0;
   // Only the calling thread talks to MPI (worker threads compute between the exchanges).
   if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) return;

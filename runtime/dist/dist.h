@@ -16,10 +16,11 @@
 namespace gs::dist {
 
 // Joins the process group for the program's lifetime: MPI is started only when a launcher (mpirun,
-// srun) started this process, so a plain run never touches MPI. One per program, in main.
+// srun) started this process, so a plain run never touches MPI. One per program, in main; the front end
+// says whether a launcher started it (tools/frontend/workspace_env.h reads the launcher's variables).
 class Launch {
  public:
-  Launch(int* argc, char*** argv);
+  Launch(int* argc, char*** argv, bool under_launcher);
   ~Launch();
   Launch(const Launch&) = delete;
   Launch& operator=(const Launch&) = delete;

@@ -61,12 +61,16 @@ std::string cone_program_error(const ConeProgram& p) {
 
 namespace {
 
-// The LLVM module, opened once per process on first use: GSTACK_JIT_MODULE, else the one this build made.
+std::string& module_path() {
+  static std::string path;
+  return path;
+}
+
+// The LLVM module, opened once per process on first use: the front end's choice, else the one this build made.
 using CreateFn = JitBackend* (*)(const JitOptions*);
 CreateFn backend_factory() {
   static CreateFn create = [] {
-    const char* env = std::getenv("GSTACK_JIT_MODULE");
-    const std::string path = env && *env ? env : GSTACK_JIT_MODULE;
+    const std::string path = module_path().empty() ? std::string(GSTACK_JIT_MODULE) : module_path();
     void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!handle) throw std::runtime_error("JIT: cannot load the LLVM module '" + path + "': " + dlerror());
     auto fn = reinterpret_cast<CreateFn>(dlsym(handle, "gs_jit_backend_create"));
@@ -77,6 +81,8 @@ CreateFn backend_factory() {
 }
 
 }  // namespace
+
+void use_jit_module(const std::string& path) { module_path() = path; }
 
 struct Jit::Impl {
   std::unique_ptr<JitBackend> backend;

@@ -60,6 +60,10 @@ struct JitOptions {
   bool vectorize = true;
 };
 
+// The LLVM module the JIT opens on first use (Workspace::jit_module); empty or never called: the one this
+// build made. Set by the front end before the first compile; later calls have no effect.
+void use_jit_module(const std::string& path);
+
 class Jit {
  public:
   explicit Jit(JitOptions options = {});

@@ -267,8 +267,8 @@ struct Api::PresetCache {
   std::chrono::steady_clock::time_point checked{};
 };
 
-Api::Api(const Registry& reg, std::string presets_dir, std::string image_path, Limits limits)
-    : reg_(reg), presets_dir_(std::move(presets_dir)), image_path_(std::move(image_path)), limits_(limits),
+Api::Api(const Registry& reg, const Workspace& ws, Limits limits)
+    : reg_(reg), presets_dir_(ws.presets_dir), image_path_(ws.image), data_dir_(ws.data_dir), limits_(limits),
       cache_(std::make_unique<PresetCache>()), tracks_(std::make_unique<TrackCache>()), resolve_cache_(std::make_unique<ResolveCache>(reg, limits.resolve_shapes)) {}
 
 Api::~Api() = default;
@@ -404,6 +404,7 @@ Reply Api::post(const std::string& endpoint, const std::string& body) const {
       if (!o.cross_validate.empty() && o.cross_validate != "family") f.fail("'cross_validate' must be \"family\"");
       f.done();
       o.json = true;
+      o.data_dir = data_dir_;
       return from_command(validate::validate_command(reg_, lib, o, out, err), out, err, usage->second);
     }
     if (endpoint == "simulation_timeline") return simulation_timeline(reg_, presets_dir_, limits_, *tracks_, f, req);

@@ -20,6 +20,7 @@
 #include "runtime/api/session.h"
 #include "runtime/registry.h"
 #include "runtime/serve/resolve_cache.h"
+#include "runtime/workspace.h"
 
 namespace gs::serve {
 
@@ -47,9 +48,10 @@ Reply error_reply(int status, const std::string& message, const std::string& hin
 
 class Api {
  public:
-  // `presets_dir`: the only folder presets, workloads and simulation scenarios are read from (requests
-  // name them; paths are refused). `image_path` is reported by /api/health.
-  Api(const Registry& reg, std::string presets_dir, std::string image_path, Limits limits = {});
+  // `ws.presets_dir`: the only folder presets, workloads and simulation scenarios are read from (requests
+  // name them; paths are refused). `ws.image` is reported by /api/health; `ws.data_dir` holds the runs
+  // `validate` reads.
+  Api(const Registry& reg, const Workspace& ws, Limits limits = {});
   ~Api();
 
   // POST /api/<endpoint> with `body`: 200 with the answer, 400 bad input, 404 unknown endpoint.
@@ -66,7 +68,7 @@ class Api {
   ScenarioPoint scenario(const PresetLibrary& lib, const api::ScenarioInputs& in) const;
 
   const Registry& reg_;
-  std::string presets_dir_, image_path_;
+  std::string presets_dir_, image_path_, data_dir_;
   Limits limits_;
   mutable std::mutex model_;           // GiNaC: one request's symbolic work at a time
   mutable std::mutex presets_mutex_;   // the preset cache (taken after model_ when both are held)

@@ -85,8 +85,13 @@ int serve(const Registry& reg, const ServeOptions& o, std::ostream& out, std::os
     temp.emplace();
     site::SiteOptions so;
     so.out_dir = (temp->path / "site").string();
-    so.image_path = o.image_path;
-    so.presets_dir = o.presets_dir;
+    so.image_path = o.workspace.image;
+    so.presets_dir = o.workspace.presets_dir;
+    so.default_runs_csv = o.workspace.runs_csv;
+    so.data_dir = o.workspace.data_dir;
+    so.experiments_dir = o.workspace.experiments_dir;
+    so.assets_dir = o.workspace.site_assets_dir;
+    so.chartjs_path = o.workspace.chartjs_path;
     err << "exporting the observatory for the default preset into " << so.out_dir << " ...\n";
     site::export_site(reg, so);
     site = so.out_dir;
@@ -96,7 +101,7 @@ int serve(const Registry& reg, const ServeOptions& o, std::ostream& out, std::os
   if (ec || !fs::is_regular_file(root / "index.html", ec))
     throw std::runtime_error("--site '" + site.string() + "' is not a folder with an index.html (gpu-stack export site --out DIR writes one)");
 
-  Api api(reg, o.presets_dir, o.image_path, o.limits);
+  Api api(reg, o.workspace, o.limits);
   httplib::Server svr;
   // One thread per core for the work (resolve's fast path runs in parallel; --max-jobs still caps the
   // requests in flight), plus a few for keep-alive connections that are idle between requests.

@@ -18,7 +18,7 @@ struct ServeOptions {
   unsigned max_jobs = 4;            // API requests running or waiting at once; more get 503
   size_t max_body = 64 * 1024;      // bytes of one request body; more get 413
   Limits limits;
-  std::string image_path, presets_dir;
+  Workspace workspace;  // the image, the presets and the site's files (runtime/workspace.h)
 };
 
 // Serves until SIGINT or SIGTERM, then returns 0 (the temporary site, if any, is removed). Prints the

@@ -34,11 +34,6 @@ namespace gs::sim {
 
 using research::Json;
 
-std::string default_experiments_dir() {
-  const char* env = std::getenv("GSTACK_EXPERIMENTS");
-  return env && *env ? env : GSTACK_EXPERIMENTS_DIR;
-}
-
 namespace {
 
 // The work a run asks for, in GPU-days, refused above the cap before anything is allocated.

@@ -49,7 +49,7 @@ int serving_simulate_command(const ServingSimulateArgs& args, std::ostream& out,
 
 struct ExperimentProtocolArgs {
   std::string experiment;       // E001 ... E006 (case-insensitive)
-  std::string experiments_dir;  // default_experiments_dir() unless the main has a better idea
+  std::string experiments_dir;  // the front end's (Workspace::experiments_dir) unless --experiments names one
   bool json = false;
 };
 int experiment_protocol_command(const ExperimentProtocolArgs& args, std::ostream& out, std::ostream& err);
@@ -65,8 +65,5 @@ struct ExperimentRunArgs {
   std::optional<std::string> timeline;  // every policy's per-event timeline (.csv: CSV, else JSONL)
 };
 int experiment_run_command(const ExperimentRunArgs& args, std::ostream& out, std::ostream& err);
-
-// $GSTACK_EXPERIMENTS when set, else the experiments/ folder of the source tree this library was built from.
-std::string default_experiments_dir();
 
 }  // namespace gs::sim

@@ -88,7 +88,20 @@ std::map<std::string, double> model_values_by_role(const std::vector<std::pair<s
   return out;
 }
 
-std::string model_inputs_path() { return PresetLibrary::default_dir() + "/sim/model-inputs.toml"; }
+namespace {
+std::string& bindings_path() {
+  static std::string path;
+  return path;
+}
+}  // namespace
+
+void use_model_inputs(const std::string& path) { bindings_path() = path; }
+
+std::string model_inputs_path() {
+  if (bindings_path().empty())
+    throw std::logic_error("the simulator's model bindings file was not set (sim::use_model_inputs; the front end sets it)");
+  return bindings_path();
+}
 
 const std::vector<ModelVariable>& sim_model_variables() {
   static const std::vector<ModelVariable> vars = [] {

@@ -65,12 +65,15 @@ struct ModelVariable {
   std::string meaning;
 };
 
+// Where the bindings file is (Workspace::sim_model_inputs(), presets/sim/model-inputs.toml): set once by
+// the front end before the first simulation, since the bindings are read once per process.
+void use_model_inputs(const std::string& path);
+std::string model_inputs_path();  // as set; throws std::logic_error when no front end set it
 // The bindings, in file order (validation messages and documentation), read once from
 // model_inputs_path(). Throws std::invalid_argument when the file is missing or malformed.
 const std::vector<ModelVariable>& sim_model_variables();
 const ModelVariable* find_model_variable(const std::string& name);
 const ModelVariable& model_variable_for(const std::string& role);  // throws std::logic_error on an unknown role
-std::string model_inputs_path();
 // Values keyed by the engine's roles ({"t_step", 1.5}, ...) re-keyed by the model variables bound to them,
 // for reference scenarios that set the simulator's inputs directly. Throws std::logic_error on an unknown role.
 std::map<std::string, double> model_values_by_role(const std::vector<std::pair<std::string, double>>& by_role);

@@ -399,12 +399,13 @@ json root_debt_json(const Registry& reg, const Graph& graph) {
 
 // ---- validation against published runs
 
-// The tables the Validation view predicts: --runs, else $GSTACK_RUNS, else the tables `gpu-stack validate`
-// reads by default (the mapping table's default_runs), so the view and its chart show every run validate does.
+// The tables the Validation view predicts: --runs, else the workspace's runs table ($GSTACK_RUNS), else the
+// tables `gpu-stack validate` reads by default (the mapping table's default_runs under the data folder), so
+// the view and its chart show every run validate does.
 std::vector<std::string> site_runs_paths(const SiteOptions& opt, const std::string& presets_dir) {
   if (!opt.runs_csv.empty()) return {opt.runs_csv};
-  if (const char* env = std::getenv("GSTACK_RUNS"); env && *env) return {env};
-  return validate::default_runs_paths(presets_dir);
+  if (!opt.default_runs_csv.empty()) return {opt.default_runs_csv};
+  return validate::default_runs_paths(presets_dir, opt.data_dir);
 }
 
 json validation_json(const Registry& reg, const PresetLibrary& lib, const std::vector<std::string>& paths, std::vector<std::string>& notes) {
@@ -526,7 +527,7 @@ void scan_artifacts(const fs::path& root, std::vector<std::pair<std::string, res
 }
 
 json experiments_json(const SiteOptions& opt, std::vector<std::string>& notes) {
-  std::string dir = opt.experiments_dir.empty() ? sim::default_experiments_dir() : opt.experiments_dir;
+  const std::string& dir = opt.experiments_dir;
   json exps = json::array();
   std::error_code ec;
   std::vector<fs::path> ids;
@@ -617,27 +618,14 @@ void write_data(const fs::path& out, const std::string& name, const std::string&
 
 double eval_postfix(const Expr& e, const std::vector<double>& values, double local) { return eval_reference(e, values, local); }
 
-std::string default_assets_dir() {
-  if (const char* env = std::getenv("GSTACK_SITE_ASSETS"); env && *env) return env;
-  return GSTACK_SITE_ASSETS_DIR;
-}
-
-std::string default_runs_csv() {
-  if (const char* env = std::getenv("GSTACK_RUNS"); env && *env) return env;
-  return GSTACK_SHARED_RUNS_CSV;
-}
-
 namespace {
 
 // A file every exported site holds, so a later export knows the folder is a site it may replace whole.
 constexpr const char* kSiteMarker = ".gpu-stack-site";
 
-// Chart.js: --chartjs, else $GSTACK_CHARTJS, else the Debian package's file found at build time.
-fs::path chartjs_path(const SiteOptions& opt) {
-  if (!opt.chartjs_path.empty()) return opt.chartjs_path;
-  if (const char* env = std::getenv("GSTACK_CHARTJS"); env && *env) return env;
-  return GSTACK_CHARTJS_PATH;
-}
+// Chart.js: the front end's choice (--chartjs, else $GSTACK_CHARTJS, else the Debian package's file found
+// at build time; tools/frontend/workspace_env.h).
+fs::path chartjs_path(const SiteOptions& opt) { return opt.chartjs_path; }
 
 // Copies the charting library (and its licence, where the package has one) into the site's vendor/.
 void copy_chartjs(const SiteOptions& opt, const fs::path& out, SiteSummary& sum) {
@@ -783,8 +771,9 @@ SiteSummary export_site(const Registry& reg, const SiteOptions& opt) {
   std::string out_text = opt.out_dir;
   while (out_text.size() > 1 && out_text.back() == '/') out_text.pop_back();
   const fs::path out(out_text);
-  const fs::path assets(opt.assets_dir.empty() ? default_assets_dir() : opt.assets_dir);
-  const std::string presets_dir = opt.presets_dir.empty() ? PresetLibrary::default_dir() : opt.presets_dir;
+  const fs::path assets(opt.assets_dir);
+  const std::string& presets_dir = opt.presets_dir;
+  if (presets_dir.empty()) throw std::runtime_error("export site needs a presets directory");
   check_site_options(reg, opt, out, assets, presets_dir);
   if (out.has_parent_path()) fs::create_directories(out.parent_path());
 

@@ -18,13 +18,15 @@ struct SiteOptions {
   std::vector<std::string> presets;     // each one a scenario the pages can pick; empty: the default preset
   std::string presets_dir;
   std::string image_path;               // shown in the site's provenance
-  std::string runs_csv;                 // published runs for the validation view; empty: $GSTACK_RUNS, else validate's default tables
-  std::string experiments_dir;          // empty: the simulator's default
+  std::string runs_csv;                 // published runs for the validation view (--runs: must be readable)
+  std::string default_runs_csv;         // used when runs_csv is empty (Workspace::runs_csv, $GSTACK_RUNS); unreadable: a note
+  std::string data_dir;                 // when both are empty: validate's default tables under it (Workspace::data_dir)
+  std::string experiments_dir;          // frozen protocols (Workspace::experiments_dir); empty: no experiments view
   bool run_experiments = false;         // also run the experiments that have a virtual engine (E001, E001-RECOVERY-V2, E002)
   std::vector<std::string> artifacts;   // extra run-artifact files or folders to show
   size_t interval_samples = 20000;      // Monte Carlo samples for the 90% intervals of uncertain presets
-  std::string assets_dir;               // empty: $GSTACK_SITE_ASSETS, else the source tree's site/
-  std::string chartjs_path;             // Chart.js to bundle; empty: $GSTACK_CHARTJS, else Debian's libjs-chart.js
+  std::string assets_dir;               // the static files to copy (Workspace::site_assets_dir)
+  std::string chartjs_path;             // Chart.js to bundle (--chartjs, else Workspace::chartjs_path)
 };
 
 struct SiteSummary {
@@ -35,9 +37,6 @@ struct SiteSummary {
 
 // Throws std::runtime_error (bad output folder, missing assets) or the library errors of bad presets.
 SiteSummary export_site(const Registry& reg, const SiteOptions& opt);
-
-std::string default_assets_dir();
-std::string default_runs_csv();
 
 // The calculator's stack machine, in C++: evaluates one postfix expression over `values` (indexed by
 // variable id; NaN where unknown) with local slot `local`. The page's JS does the same; the exporter

@@ -348,7 +348,7 @@ int calibrate_command(const Registry& reg, const PresetLibrary& lib, const Calib
   // Checked before the fit, which takes a while: a preset on disk is replaced only when asked to.
   if (!opt.out_path.empty() && !opt.force && (std::filesystem::exists(opt.out_path) || is_symlink(opt.out_path)))
     throw CsvError("'" + opt.out_path + "' exists; calibrate replaces a preset only with --force");
-  const std::vector<std::string> paths = opt.runs_paths.empty() ? default_runs_paths(lib.dir()) : opt.runs_paths;
+  const std::vector<std::string> paths = opt.runs_paths.empty() ? default_runs_paths(lib.dir(), opt.data_dir) : opt.runs_paths;
   // Provenance: every file's sha256, in order.
   std::vector<RunRow> rows;
   std::string runs_label, hashes;

@@ -100,7 +100,8 @@ std::string fitted_preset_text(const Registry& reg, const FitResult& fit, const 
                                const std::string& date);
 
 struct CalibrateOptions {
-  std::vector<std::string> runs_paths;  // empty: the mapping table's default_runs
+  std::vector<std::string> runs_paths;  // empty: the mapping table's default_runs under data_dir
+  std::string data_dir;                 // Workspace::data_dir
   std::string out_path;  // empty: print the preset instead of writing it
   bool force = false;    // replace out_path when it exists (never done otherwise)
   std::vector<std::string> params;  // variables to fit; empty: default_fit_parameters()

@@ -250,11 +250,9 @@ const MappingTable& mapping_table(const std::string& presets_dir) {
   return cache.emplace(presets_dir, parse_mapping_table(text, path)).first->second;
 }
 
-std::vector<std::string> default_runs_paths(const std::string& presets_dir) {
-  const char* env = std::getenv("GSTACK_DATA");
-  const std::string data = env && *env ? std::string(env) : std::string(GSTACK_DATA_DIR);
+std::vector<std::string> default_runs_paths(const std::string& presets_dir, const std::string& data_dir) {
   std::vector<std::string> out;
-  for (const auto& r : mapping_table(presets_dir).default_runs) out.push_back((std::filesystem::path(data) / r).string());
+  for (const auto& r : mapping_table(presets_dir).default_runs) out.push_back((std::filesystem::path(data_dir) / r).string());
   return out;
 }
 

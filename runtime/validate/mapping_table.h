@@ -110,9 +110,8 @@ MappingTable parse_mapping_table(const std::string& text, const std::string& pat
 // <presets_dir>/validate/mapping.toml, read once per directory.
 const MappingTable& mapping_table(const std::string& presets_dir);
 
-// The default runs as paths: GSTACK_DATA when set, else the source tree's data/ folder, joined with each
-// entry of default_runs.
-std::vector<std::string> default_runs_paths(const std::string& presets_dir);
+// The default runs as paths: `data_dir` (Workspace::data_dir) joined with each entry of default_runs.
+std::vector<std::string> default_runs_paths(const std::string& presets_dir, const std::string& data_dir);
 
 // Lower case without spaces, dashes, underscores or dots, as the hardware rules compare names.
 std::string normalise_hardware_name(const std::string& text);

@@ -284,7 +284,7 @@ std::string report_json(const ValidationReport& r) {
 }
 
 int validate_command(const Registry& reg, const PresetLibrary& lib, const ValidateOptions& opt, std::ostream& out, std::ostream& err) {
-  const std::vector<std::string> paths = opt.runs_paths.empty() ? default_runs_paths(lib.dir()) : opt.runs_paths;
+  const std::vector<std::string> paths = opt.runs_paths.empty() ? default_runs_paths(lib.dir(), opt.data_dir) : opt.runs_paths;
   std::vector<RunRow> rows = read_runs(paths);
   std::string joined;
   for (const auto& p : paths) joined += (joined.empty() ? "" : " + ") + p;

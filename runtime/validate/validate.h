@@ -79,7 +79,8 @@ std::string report_text(const ValidationReport& r);
 std::string report_json(const ValidationReport& r);
 
 struct ValidateOptions {
-  std::vector<std::string> runs_paths;  // empty: the mapping table's default_runs
+  std::vector<std::string> runs_paths;  // empty: the mapping table's default_runs under data_dir
+  std::string data_dir;                 // Workspace::data_dir
   std::string cross_validate;           // "family": leave-one-family-out instead of the plain report
   bool search = true;                   // choose unstated settings by search
   bool json = false;

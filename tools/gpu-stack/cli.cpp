@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "runtime/uq/plan.h"
+#include "tools/frontend/workspace_env.h"
 #include "runtime/workers.h"
 
 namespace gs::cli {
@@ -39,21 +40,25 @@ CLI::Range thread_range() { return CLI::Range(1u, gs::kMaxThreads); }
 
 namespace {
 
-std::string default_image() {
-  // build/bin/gpu-stack reads build/model.gsimg, so a fresh build works without flags.
+// build/bin/gpu-stack reads build/model.gsimg, so a fresh build works without flags.
+fs::path build_dir() {
   std::error_code ec;
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  return gs::api::default_image_path(ec ? fs::path() : exe.parent_path().parent_path());
+  return ec ? fs::path() : exe.parent_path().parent_path();
 }
 
 }  // namespace
 
-std::string image_path(const Common& c) { return c.image.empty() ? default_image() : c.image; }
+Workspace workspace(const Common& c) {
+  return frontend::resolve_workspace({c.image, c.presets_dir}, frontend::build_defaults(build_dir()), frontend::process_environment());
+}
+
+std::string image_path(const Common& c) { return workspace(c).image; }
 
 Registry load_registry(const Common& c) { return gs::api::load_registry(image_path(c)); }
 
-std::string presets_dir(const Common& c) { return gs::api::presets_dir(c.presets_dir); }
+std::string presets_dir(const Common& c) { return workspace(c).presets_dir; }
 
-PresetLibrary library(const Registry& reg, const Common& c) { return PresetLibrary(reg, gs::api::presets_dir(c.presets_dir)); }
+PresetLibrary library(const Registry& reg, const Common& c) { return PresetLibrary(reg, presets_dir(c)); }
 
 }  // namespace gs::cli

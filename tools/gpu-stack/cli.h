@@ -16,6 +16,7 @@
 #include "runtime/api/session.h"
 #include "runtime/presets.h"
 #include "runtime/registry.h"
+#include "runtime/workspace.h"
 
 namespace gs::cli {
 
@@ -66,6 +67,9 @@ void add_scenario(CLI::App* cmd, ScenarioInputs& s, bool with_preset);
 // --threads and friends: 1 .. gs::kMaxThreads.
 CLI::Range thread_range();
 
+// Where the files are: --image and --presets over the GSTACK_* environment over this build's defaults
+// (tools/frontend/workspace_env.h says which variable moves which file).
+Workspace workspace(const Common& c);
 // --image, else $GSTACK_IMAGE, else model.gsimg of the build this binary belongs to.
 std::string image_path(const Common& c);
 Registry load_registry(const Common& c);

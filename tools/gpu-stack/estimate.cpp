@@ -3,7 +3,6 @@
 #include <iostream>
 
 #include "runtime/estimate/estimate.h"
-#include "runtime/site/site.h"
 #include "runtime/uq/uncertainty.h"
 #include "tools/gpu-stack/commands.h"
 
@@ -13,7 +12,7 @@ namespace {
 int run_estimate(const Common& c, gs::estimate::EstimateRequest req) {
   gs::Registry reg = load_registry(c);
   req.presets_dir = presets_dir(c);
-  if (req.runs_path.empty()) req.runs_path = gs::site::default_runs_csv();
+  if (req.runs_path.empty()) req.runs_path = workspace(c).training_runs_csv();
   gs::estimate::EstimateResult res = gs::estimate::estimate(reg, library(reg, c), req);
   std::cout << (c.json ? gs::estimate::estimate_json(reg, res) + "\n" : gs::estimate::estimate_text(reg, res));
   return 0;

@@ -45,8 +45,14 @@ int run_export(const Common& c, const std::string& format, const std::vector<std
 // The observatory site: a static bundle generated from the image and the project's outputs.
 int run_export_site(const Common& c, gs::site::SiteOptions opt) {
   gs::Registry reg = load_registry(c);
-  opt.image_path = image_path(c);
-  opt.presets_dir = c.presets_dir.empty() ? gs::PresetLibrary::default_dir() : c.presets_dir;
+  const gs::Workspace ws = workspace(c);
+  opt.image_path = ws.image;
+  opt.presets_dir = ws.presets_dir;
+  opt.default_runs_csv = ws.runs_csv;
+  opt.data_dir = ws.data_dir;
+  opt.experiments_dir = ws.experiments_dir;
+  opt.assets_dir = ws.site_assets_dir;
+  if (opt.chartjs_path.empty()) opt.chartjs_path = ws.chartjs_path;
   gs::site::SiteSummary sum = gs::site::export_site(reg, opt);
   for (const auto& n : sum.notes) std::cerr << "note: " << n << "\n";
   std::string index = (fs::absolute(opt.out_dir) / "index.html").lexically_normal().string();

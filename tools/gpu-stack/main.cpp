@@ -32,11 +32,12 @@
 #include "runtime/dist/dist.h"
 #include "runtime/format.h"
 #include "tools/cli_extras.h"
+#include "tools/frontend/workspace_env.h"
 #include "tools/gpu-stack/commands.h"
 
 int main(int argc, char** argv) {
   // Under mpirun every rank runs this main; only rank 0 speaks (runtime/dist/dist.h, docs/mpi.md).
-  gs::dist::Launch launch(&argc, &argv);
+  gs::dist::Launch launch(&argc, &argv, gs::frontend::under_mpi_launcher(gs::frontend::process_environment()));
   if (!gs::dist::root()) std::cout.rdbuf(nullptr), std::cerr.rdbuf(nullptr);
   CLI::App app{"gpu-stack: resolve, trace and report on the compiled gpu_stack model"};
   app.require_subcommand(1);
@@ -78,6 +79,7 @@ int main(int argc, char** argv) {
     gs::dist::work_alone();
   }
   try {
+    gs::frontend::install(gs::cli::workspace(cli.common));
     return chosen->run();
   } catch (const std::exception& e) {
     // Every error that reaches here is about the input: the image, a preset, a name or a value.

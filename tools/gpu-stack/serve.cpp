@@ -20,8 +20,7 @@ void add_serve_command(Cli& cli) {
   cli.on_parsed(serve, [opt, &common] {
     gs::serve::ServeOptions o = *opt;
     gs::Registry reg = load_registry(common);
-    o.image_path = image_path(common);
-    o.presets_dir = presets_dir(common);
+    o.workspace = workspace(common);
     return gs::serve::serve(reg, o, std::cout, std::cerr);
   });
 }

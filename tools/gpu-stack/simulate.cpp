@@ -69,7 +69,7 @@ void add_simulate_commands(Cli& cli) {
   add_common(exp_protocol, cli.common);
   cli.on_parsed(exp_protocol, [st, &common] {
     st->protocol.json = common.json;
-    if (st->protocol.experiments_dir.empty()) st->protocol.experiments_dir = gs::sim::default_experiments_dir();
+    if (st->protocol.experiments_dir.empty()) st->protocol.experiments_dir = workspace(common).experiments_dir;
     return gs::sim::experiment_protocol_command(st->protocol, std::cout, std::cerr);
   });
 
@@ -83,7 +83,7 @@ void add_simulate_commands(Cli& cli) {
   add_common(exp_run, cli.common);
   cli.on_parsed(exp_run, [st, &common] {
     st->run.json = common.json, st->run.image_path = image_path(common), st->run.presets_dir = presets_dir(common);
-    if (st->run.experiments_dir.empty()) st->run.experiments_dir = gs::sim::default_experiments_dir();
+    if (st->run.experiments_dir.empty()) st->run.experiments_dir = workspace(common).experiments_dir;
     return gs::sim::experiment_run_command(st->run, std::cout, std::cerr);
   });
 }

@@ -14,13 +14,14 @@ namespace {
 int run_validate(const Common& c, gs::validate::ValidateOptions opt) {
   gs::Registry reg = load_registry(c);
   opt.json = c.json;
+  opt.data_dir = workspace(c).data_dir;
   return gs::validate::validate_command(reg, library(reg, c), opt, std::cout, std::cerr);
 }
 
-// Serving rows: exit 0 with the report, 2 on bad input. The default table is the source tree's.
+// Serving rows: exit 0 with the report, 2 on bad input. The default table is the data folder's.
 int run_validate_serving(const Common& c, std::string runs) {
   gs::Registry reg = load_registry(c);
-  if (runs.empty()) runs = (std::filesystem::path(presets_dir(c)).parent_path() / "data" / "serving" / "serving-runs.csv").string();
+  if (runs.empty()) runs = workspace(c).serving_runs_csv();
   auto v = gs::validate::validate_serving(reg, library(reg, c), presets_dir(c), runs);
   std::cout << (c.json ? gs::validate::serving_report_json(v) : gs::validate::serving_report_text(v));
   return 0;
@@ -29,6 +30,7 @@ int run_validate_serving(const Common& c, std::string runs) {
 int run_calibrate(const Common& c, gs::validate::CalibrateOptions opt) {
   gs::Registry reg = load_registry(c);
   opt.json = c.json;
+  opt.data_dir = workspace(c).data_dir;
   return gs::validate::calibrate_command(reg, library(reg, c), opt, std::cout, std::cerr);
 }
 

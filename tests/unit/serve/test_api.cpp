@@ -12,14 +12,16 @@
 #include "runtime/serve/resolve_cache.h"
 #include "runtime/uq/commands.h"
 #include "tests/unit/support/shipped_model.h"
+#include "tests/unit/support/source_workspace.h"
 
 namespace {
 
 using json = nlohmann::json;
 using gs::testing::shipped_model;
+using gs::testing::source_workspace;
 
 const gs::serve::Api& api() {
-  static gs::serve::Api a(shipped_model(), std::string(GSTACK_SOURCE_DIR) + "/presets", std::string(GSTACK_BINARY_DIR) + "/model.gsimg");
+  static gs::serve::Api a(shipped_model(), source_workspace());
   return a;
 }
 

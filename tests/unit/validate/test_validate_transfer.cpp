@@ -134,8 +134,9 @@ TEST_CASE("several CSVs read as one table, each row keeping its file") {
   CHECK(rows.size() == 54 + 60);
   CHECK(rows.front().file == kRuns);
   CHECK(rows.back().file == kSupplement);
-  auto defaults = default_runs_paths(presets().dir());
+  auto defaults = default_runs_paths(presets().dir(), GSTACK_DATA_DIR);
   REQUIRE(defaults.size() == 2);
+  CHECK(defaults[0] == kRuns);
   CHECK(defaults[1].find("calibration-supplement.csv") != std::string::npos);
 }
 
