@@ -43,7 +43,7 @@ std::string trimmed(std::string s) {
 // Where the files are, as the CLI finds them (tools/frontend/workspace_env.h): the arguments, else the
 // GSTACK_* environment, else the source tree's folders.
 gs::Workspace workspace(const std::string& image, const std::string& presets) {
-  return gs::frontend::resolve_workspace({image, presets}, gs::frontend::build_defaults(""), gs::frontend::process_environment());
+  return gs::frontend::resolve_workspace({image, presets, ""}, gs::frontend::build_defaults(""), gs::frontend::process_environment());
 }
 
 class Model {

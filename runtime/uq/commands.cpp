@@ -13,6 +13,7 @@
 #include "image/atomic_file.h"
 #include "runtime/dist/dist.h"
 #include "runtime/format.h"
+#include "runtime/jit/object_cache.h"
 #include "runtime/presets.h"
 #include "runtime/resolver.h"
 #include "runtime/uq/plan.h"
@@ -280,6 +281,16 @@ SweepResult run_sweep(const Registry& reg, const ScenarioPoint& s, const std::ve
 
 namespace {
 
+// What this process's JITs did with the on-disk compiled-cone cache (runtime/jit/object_cache.h): its
+// folder (null when off) and the cones linked from it, compiled, stored and found unusable.
+json jit_cache_json() {
+  const JitCacheStats st = jit_cache_stats();
+  json j;
+  j["dir"] = jit_cache_dir().empty() ? json(nullptr) : json(jit_cache_dir());
+  j["loaded"] = st.loaded, j["compiled"] = st.compiled, j["stored"] = st.stored, j["rejected"] = st.rejected;
+  return j;
+}
+
 // The summary `sweep --json` prints: engine, timing, each target's finite range, inputs not read.
 json sweep_summary(const Registry& reg, const SweepResult& r, const std::string& out_path) {
   const size_t points = r.points;
@@ -291,6 +302,7 @@ json sweep_summary(const Registry& reg, const SweepResult& r, const std::string&
   j["seconds"] = seconds;
   j["evaluations_per_second"] = seconds > 0 ? double(points) / seconds : 0.0;
   j["compile_ms"] = r.compile_ms;
+  j["jit_cache"] = jit_cache_json();
   j["nonfinite"] = r.nonfinite;
   json unused = json::array();
   for (uint32_t v : r.inputs_not_read) unused.push_back(reg.var(v).name);
@@ -483,6 +495,7 @@ int uncertainty_command(const Registry& reg, const ScenarioPoint& s, const Sampl
     j["nonfinite"] = sum.nonfinite, j["mean"] = sum.mean, j["sd"] = sum.sd, j["median"] = sum.p50;
     j["p5"] = sum.p5, j["p95"] = sum.p95, j["min"] = sum.min, j["max"] = sum.max, j["seconds"] = seconds;
     j["summary"] = r.streamed ? "streaming" : "selection";
+    j["jit_cache"] = jit_cache_json();
     json inputs = json::array();
     for (const auto& [var, dist] : s.uncertain) inputs.push_back({{"name", reg.var(var).name}, {"distribution", dist.describe()}, {"unit", base_unit(reg, var)}});
     j["inputs"] = inputs;

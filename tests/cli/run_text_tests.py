@@ -96,6 +96,7 @@ def run(ctx, image, argv):
     env = dict(os.environ)
     for key in ("GSTACK_IMAGE", "GSTACK_PRESETS"):
         env.pop(key, None)
+    env["GSTACK_CACHE_DIR"] = "off"  # never the user's compiled-cone cache; a case sets its own with ENV
     env.update(ctx.env)
     ctx.env = {}
     limit, ctx.timeout = ctx.timeout, None

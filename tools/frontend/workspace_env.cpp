@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "runtime/jit/jit.h"
+#include "runtime/jit/object_cache.h"
 #include "runtime/sim/inputs.h"
 
 namespace gs::frontend {
@@ -43,11 +44,22 @@ Workspace resolve_workspace(const WorkspaceFlags& flags, const Workspace& defaul
   from_env(ws.jit_module, "GSTACK_JIT_MODULE");
   if (!flags.image.empty()) ws.image = flags.image;
   if (!flags.presets_dir.empty()) ws.presets_dir = flags.presets_dir;
+  std::string cache = flags.cache_dir;
+  if (cache.empty()) cache = env("GSTACK_CACHE_DIR").value_or(per_user_cache_dir(env));
+  ws.jit_cache_dir = cache == "off" ? "" : cache;
   return ws;
+}
+
+std::string per_user_cache_dir(const Environment& env) {
+  // XDG: a relative XDG_CACHE_HOME is invalid and ignored.
+  if (auto xdg = env("XDG_CACHE_HOME"); xdg && fs::path(*xdg).is_absolute()) return (fs::path(*xdg) / "gpu-stack").string();
+  if (auto home = env("HOME"); home && fs::path(*home).is_absolute()) return (fs::path(*home) / ".cache" / "gpu-stack").string();
+  return "";
 }
 
 void install(const Workspace& ws) {
   use_jit_module(ws.jit_module);
+  set_jit_cache_dir(ws.jit_cache_dir);
   sim::use_model_inputs(ws.sim_model_inputs());
 }
 

@@ -12,6 +12,8 @@
 //   site_assets_dir               GSTACK_SITE_ASSETS  <source>/site
 //   chartjs_path                  GSTACK_CHARTJS      Debian's libjs-chart.js (CMake GSTACK_CHARTJS_PATH)
 //   jit_module                    GSTACK_JIT_MODULE   the LLVM module this build made (empty here: the JIT's own)
+//   jit_cache_dir    --cache-dir  GSTACK_CACHE_DIR    $XDG_CACHE_HOME/gpu-stack, else $HOME/.cache/gpu-stack
+//                                                     (per_user_cache_dir); the value `off` means no cache
 //
 // Commands with their own flag for one of these (--runs, --experiments, --chartjs) apply it over the
 // workspace's value.
@@ -36,13 +38,21 @@ Workspace build_defaults(const std::filesystem::path& build_dir);
 
 struct WorkspaceFlags {
   std::string image, presets_dir;  // empty: not given
+  std::string cache_dir;           // empty: not given; "off": no on-disk cache
 };
 
-// Each field of `defaults`, replaced by its environment variable, then by its flag.
+// The per-user folder of the compiled-cone cache, as the XDG base directory rules place caches:
+// $XDG_CACHE_HOME/gpu-stack when that variable is an absolute path, else $HOME/.cache/gpu-stack when HOME
+// is one, else empty (no cache).
+std::string per_user_cache_dir(const Environment& env);
+
+// Each field of `defaults`, replaced by its environment variable, then by its flag. The cache folder has
+// no build default: flag, else GSTACK_CACHE_DIR, else per_user_cache_dir; `off` at the level chosen turns
+// the cache off (an empty jit_cache_dir).
 Workspace resolve_workspace(const WorkspaceFlags& flags, const Workspace& defaults, const Environment& env);
 
 // What the runtime's process-wide users of the workspace need before the first command runs: the JIT's
-// module and the simulator's bindings file.
+// module and on-disk cache, and the simulator's bindings file.
 void install(const Workspace& ws);
 
 // Whether an MPI launcher started this process: it leaves its rank in the environment (Open MPI's mpirun:

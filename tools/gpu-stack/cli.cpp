@@ -24,6 +24,9 @@ void add_common(CLI::App* cmd, Common& c) {
          "how cones are evaluated: auto (default: the reference interpreter for small batches, the JIT for "
          "large ones, docs/runtime.md), interpreter, or jit")
       ->check(CLI::IsMember({"auto", "interpreter", "jit"}));
+  cmd->add_option("--cache-dir", c.cache_dir,
+                  "folder where JIT-compiled cones are kept for later runs, or off (default: $GSTACK_CACHE_DIR, else "
+                  "$XDG_CACHE_HOME/gpu-stack, else ~/.cache/gpu-stack)");
 }
 
 void add_scenario(CLI::App* cmd, ScenarioInputs& s, bool with_preset) {
@@ -50,7 +53,7 @@ fs::path build_dir() {
 }  // namespace
 
 Workspace workspace(const Common& c) {
-  return frontend::resolve_workspace({c.image, c.presets_dir}, frontend::build_defaults(build_dir()), frontend::process_environment());
+  return frontend::resolve_workspace({c.image, c.presets_dir, c.cache_dir}, frontend::build_defaults(build_dir()), frontend::process_environment());
 }
 
 std::string image_path(const Common& c) { return workspace(c).image; }

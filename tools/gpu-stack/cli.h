@@ -31,6 +31,7 @@ struct Common {
   bool si = false;
   std::string image;
   std::string presets_dir;
+  std::string cache_dir;  // --cache-dir: the compiled-cone cache's folder, or "off"
 };
 
 using ScenarioInputs = gs::api::ScenarioInputs;
@@ -67,7 +68,7 @@ void add_scenario(CLI::App* cmd, ScenarioInputs& s, bool with_preset);
 // --threads and friends: 1 .. gs::kMaxThreads.
 CLI::Range thread_range();
 
-// Where the files are: --image and --presets over the GSTACK_* environment over this build's defaults
+// Where the files are: --image, --presets and --cache-dir over the GSTACK_* environment over this build's defaults
 // (tools/frontend/workspace_env.h says which variable moves which file).
 Workspace workspace(const Common& c);
 // --image, else $GSTACK_IMAGE, else model.gsimg of the build this binary belongs to.

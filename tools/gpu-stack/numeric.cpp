@@ -62,7 +62,8 @@ void add_numeric_commands(Cli& cli) {
     add_common(cmd, cli.common);
   }
   uncertainty->add_flag("--streaming", st->sampling.streaming,
-                        "summarise in streaming passes that hold no sample array (automatic above 10^7 samples)");
+                        "summarise without holding every sample: a held pilot of 2^20 draws brackets each percentile, then one "
+                        "pass over the rest (automatic from 10^7 samples)");
   cli.on_parsed(uncertainty, [st, &common] { return run_sampling(common, st->scenario, st->sampling, false); }, always);
   cli.on_parsed(sensitivity, [st, &common] { return run_sampling(common, st->scenario, st->sampling, true); }, always);
 }

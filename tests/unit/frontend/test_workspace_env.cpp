@@ -60,7 +60,7 @@ TEST_CASE("a variable replaces the default, a flag replaces the variable, an emp
   CHECK(e.jit_module == "/e/jit.so");
   CHECK(e.sim_model_inputs() == "/e/presets/sim/model-inputs.toml");
 
-  const gs::Workspace f = gs::frontend::resolve_workspace({"/f/m.gsimg", "/f/presets"}, d, env);
+  const gs::Workspace f = gs::frontend::resolve_workspace({"/f/m.gsimg", "/f/presets", ""}, d, env);
   CHECK(f.image == "/f/m.gsimg");
   CHECK(f.presets_dir == "/f/presets");
   CHECK(f.data_dir == "/e/data");  // no flag for it: the variable still applies
@@ -76,4 +76,23 @@ TEST_CASE("an MPI launcher is recognised by the variable it leaves") {
   CHECK(gs::frontend::under_mpi_launcher(fake({{"PMIX_RANK", "0"}})));
   CHECK(gs::frontend::under_mpi_launcher(fake({{"PMI_SIZE", "3"}})));
   CHECK_FALSE(gs::frontend::under_mpi_launcher(fake({{"OMPI_COMM_WORLD_RANK_TYPO", "1"}})));
+}
+
+TEST_CASE("the compiled-cone cache: --cache-dir, else GSTACK_CACHE_DIR, else the per-user folder; off is none") {
+  const gs::Workspace d = gs::frontend::build_defaults("/b");
+  CHECK(d.jit_cache_dir.empty());  // no build default: it depends on the user
+  const auto at = [&](gs::frontend::WorkspaceFlags flags, std::map<std::string, std::string> vars) {
+    return gs::frontend::resolve_workspace(flags, d, fake(std::move(vars))).jit_cache_dir;
+  };
+  // XDG base directories: $XDG_CACHE_HOME when absolute, else ~/.cache; a relative XDG_CACHE_HOME is ignored.
+  CHECK(at({}, {{"HOME", "/home/u"}}) == "/home/u/.cache/gpu-stack");
+  CHECK(at({}, {{"HOME", "/home/u"}, {"XDG_CACHE_HOME", "/x/cache"}}) == "/x/cache/gpu-stack");
+  CHECK(at({}, {{"HOME", "/home/u"}, {"XDG_CACHE_HOME", "rel/cache"}}) == "/home/u/.cache/gpu-stack");
+  CHECK(at({}, {}).empty());                       // no HOME, no XDG_CACHE_HOME: no cache rather than a guess
+  CHECK(at({}, {{"HOME", "relative"}}).empty());
+  CHECK(at({}, {{"HOME", "/home/u"}, {"GSTACK_CACHE_DIR", "/e/cache"}}) == "/e/cache");
+  CHECK(at({}, {{"HOME", "/home/u"}, {"GSTACK_CACHE_DIR", "off"}}).empty());
+  CHECK(at({}, {{"HOME", "/home/u"}, {"GSTACK_CACHE_DIR", ""}}) == "/home/u/.cache/gpu-stack");  // empty: unset
+  CHECK(at({"", "", "/f/cache"}, {{"GSTACK_CACHE_DIR", "off"}}) == "/f/cache");  // the flag wins over the variable
+  CHECK(at({"", "", "off"}, {{"GSTACK_CACHE_DIR", "/e/cache"}, {"HOME", "/home/u"}}).empty());
 }
