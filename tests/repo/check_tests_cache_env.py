@@ -18,6 +18,8 @@ def main():
     tests = json.loads(out)["tests"]
     missing = []
     for t in tests:
+        if "_NOT_BUILT" in t["name"]:
+            continue  # doctest's stand-in for an executable not built yet: it fails by itself and runs nothing
         env = next((p["value"] for p in t.get("properties", []) if p["name"] == "ENVIRONMENT"), [])
         if not any(e.startswith("GSTACK_CACHE_DIR=") for e in env):
             missing.append(t["name"])

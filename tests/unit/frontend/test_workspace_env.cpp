@@ -78,7 +78,7 @@ TEST_CASE("an MPI launcher is recognised by the variable it leaves") {
   CHECK_FALSE(gs::frontend::under_mpi_launcher(fake({{"OMPI_COMM_WORLD_RANK_TYPO", "1"}})));
 }
 
-TEST_CASE("the compiled-cone cache: --cache-dir, else GSTACK_CACHE_DIR, else the per-user folder; off is none") {
+TEST_CASE("the compiled-cone cache: --cache-dir, else GSTACK_CACHE_DIR, else the per-user folder, and off is none") {
   const gs::Workspace d = gs::frontend::build_defaults("/b");
   CHECK(d.jit_cache_dir.empty());  // no build default: it depends on the user
   const auto at = [&](gs::frontend::WorkspaceFlags flags, std::map<std::string, std::string> vars) {
