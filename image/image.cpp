@@ -157,6 +157,13 @@ class Reader {
     std::memcpy(&d, &bits, 8);
     return d;
   }
+  // count() without consuming it, to reserve a table before reading it.
+  uint32_t peek_count(size_t min_bytes_each) {
+    const size_t at = pos_;
+    const uint32_t c = count(min_bytes_each);
+    pos_ = at;
+    return c;
+  }
   uint32_t count(size_t min_bytes_each = 1) {
     uint32_t c = u32();
     if (min_bytes_each && c > (n_ - pos_) / min_bytes_each) throw ImageError("registry image is corrupt (impossible table size)");
@@ -330,6 +337,9 @@ Image read_payload(Reader& r) {
     x.year = r.i32(), x.span = r.span();
     img.refs.push_back(std::move(x));
   }
+  // Each table's size is checked against the bytes left before it is reserved; without the reserve, the
+  // growing vectors moved every variable and relation about twice (6% of a `resolve`).
+  img.vars.reserve(r.peek_count(8));
   for (uint32_t i = 0, n = r.count(8); i < n; ++i) {
     Variable v;
     v.name = r.str(), v.symbol = r.str(), v.description = r.str(), v.doc = r.str(), v.unit = r.str(), v.unit_scale = r.f64();
@@ -341,6 +351,7 @@ Image read_payload(Reader& r) {
     v.is_constant = r.u8(), v.value = r.f64(), v.span = r.span();
     img.vars.push_back(std::move(v));
   }
+  img.relations.reserve(r.peek_count(8));
   for (uint32_t i = 0, n = r.count(8); i < n; ++i) {
     Relation x;
     x.name = r.str(), x.description = r.str(), x.system = r.u32();
