@@ -155,3 +155,20 @@ TEST_CASE("presets: a library parses each file once and re-reads it only when it
   // A separate library starts with its own cache.
   CHECK(s.library().files_parsed() == 0);
 }
+
+TEST_CASE("presets: a file replaced by a rename is read again, even with the same size and modification time") {
+  Scratch s("cache_rename");
+  s.write("base.toml", "[assign]\n\"cluster.rack.n_nodes\" = 9\n");
+  s.write("top.toml", "extends = \"base\"\n[assign]\ncluster.node.n_gpus = 8\n");
+  PresetLibrary lib = s.library();
+  CHECK(lib.load("top").assignments.at(id("cluster.rack.n_nodes")) == 9);
+  CHECK(lib.files_parsed() == 2);
+  // Same length, same time stamp, another file (inode) behind the name: an editor's atomic save.
+  const auto base = s.dir / "base.toml";
+  const auto when = std::filesystem::last_write_time(base);
+  s.write("next.toml", "[assign]\n\"cluster.rack.n_nodes\" = 7\n");
+  std::filesystem::last_write_time(s.dir / "next.toml", when);
+  std::filesystem::rename(s.dir / "next.toml", base);
+  CHECK(lib.load("top").assignments.at(id("cluster.rack.n_nodes")) == 7);
+  CHECK(lib.files_parsed() == 4);
+}
