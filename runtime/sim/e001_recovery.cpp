@@ -121,17 +121,12 @@ Scenario RecoveryV2Scenario::for_policy(const std::string& policy, const std::op
     p.cadence_value = fixed_checkpoint_steps;
     p.sync = SyncMode::fixed;
     p.local_steps = synchronous_local_steps;
-  } else if (policy == kFixed) {
-    p.recovery = Recovery::restart;
-    p.cadence = Cadence::fixed_steps;
-    p.cadence_value = fixed_checkpoint_steps;
-    p.sync = SyncMode::fixed;
-    p.local_steps = fixed_local_steps;
-  } else if (policy == kReactive || policy == kPowerAware) {
-    // Fixed rules, no learning: the fixed baseline's checkpoint and synchronisation cadence. Reactive
-    // membership drops the replicas a failure hit and continues (elastic), rejoining them when capacity
-    // returns; power-aware migration restarts from the checkpoint, moves a replica its site cannot refill
-    // to the other site, and caps its boards while a facility limit binds.
+  } else if (policy == kFixed || policy == kReactive || policy == kPowerAware) {
+    // Fixed rules, no learning: one checkpoint and synchronisation cadence for all three. Fixed restart
+    // refills from spares and restores; reactive membership drops the replicas a failure hit and continues
+    // (elastic), rejoining them when capacity returns; power-aware migration restarts from the checkpoint,
+    // moves a replica its site cannot refill to the other site, and caps its boards while a facility limit
+    // binds.
     p.recovery = policy == kReactive ? Recovery::elastic : Recovery::restart;
     p.cadence = Cadence::fixed_steps;
     p.cadence_value = fixed_checkpoint_steps;

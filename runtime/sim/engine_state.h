@@ -249,6 +249,7 @@ struct State {
   void set_power_cap(Job& j, bool capped);
   double busy_w(const Job& j) const;  // board power while computing, at the job's current cap
   int32_t link_between(uint32_t a, uint32_t b) const;  // the first link joining two sites, or -1
+  void append_wan_path(std::vector<uint32_t>& path, uint32_t a, uint32_t b) const;  // link (if any) + both transfer interfaces
   void vacate(Job& j, uint32_t slot);
   void fill(Job& j, uint32_t slot, uint32_t node);
   void update_slot(Job& j, uint32_t slot);

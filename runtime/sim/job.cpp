@@ -391,6 +391,14 @@ int32_t State::link_between(uint32_t a, uint32_t b) const {
   return -1;
 }
 
+// State crossing between two sites uses the WAN link joining them (when one does) and both sites'
+// transfer interfaces: a remote checkpoint store and a migrating replica take the same path.
+void State::append_wan_path(std::vector<uint32_t>& path, uint32_t a, uint32_t b) const {
+  if (int32_t l = link_between(a, b); l >= 0) path.push_back(static_cast<uint32_t>(link_resource[l]));
+  for (uint32_t s : {a, b})
+    if (sites[s].state_io >= 0) path.push_back(static_cast<uint32_t>(sites[s].state_io));
+}
+
 const StorageRef& State::storage_of(const Job& j, uint32_t si) const {
   const std::string& id = j.spec->checkpoint_storage.empty() ? sites[si].spec->storage : j.spec->checkpoint_storage;
   return storages.at(id);
@@ -401,9 +409,7 @@ std::vector<uint32_t> State::storage_path(const Job& j, uint32_t si, bool write)
   std::vector<uint32_t> path{static_cast<uint32_t>(write ? st.write : st.read)};
   if (st.site >= 0 && static_cast<uint32_t>(st.site) != si) {
     // A remote store is reached over the WAN link between the two sites and their transfer interfaces.
-    if (int32_t l = link_between(si, static_cast<uint32_t>(st.site)); l >= 0) path.push_back(static_cast<uint32_t>(link_resource[l]));
-    for (uint32_t s : {si, static_cast<uint32_t>(st.site)})
-      if (sites[s].state_io >= 0) path.push_back(static_cast<uint32_t>(sites[s].state_io));
+    append_wan_path(path, si, static_cast<uint32_t>(st.site));
   }
   return path;
 }
@@ -788,11 +794,9 @@ void State::start_migrations(Job& j) {
   j.flow_ids.clear();
   for (auto& m : j.migrations) {
     if (m.bytes <= 0) continue;
-    int32_t l = link_between(m.from, m.to);
-    std::vector<uint32_t> path{static_cast<uint32_t>(link_resource[l])};
-    for (uint32_t s : {m.from, m.to})
-      if (sites[s].state_io >= 0) path.push_back(static_cast<uint32_t>(sites[s].state_io));
-    m.flow = net.start(now, m.bytes, path, sc.links[l].latency_ns, j.index, resched);
+    std::vector<uint32_t> path;
+    append_wan_path(path, m.from, m.to);
+    m.flow = net.start(now, m.bytes, path, sc.links[link_between(m.from, m.to)].latency_ns, j.index, resched);
     j.flow_ids.push_back(m.flow);
   }
   j.flows_left = static_cast<uint32_t>(j.flow_ids.size());
