@@ -247,15 +247,16 @@ TEST_CASE("golden: leave-one-family-out cross-validation over all published rows
   // torchtitan's 405B pipeline rows, Narayanan et al.'s Table 2 and Megatron-LM's 2019 V100 rows), ten families.
   CHECK(cv.overall.n == 89);
   CHECK(cv.families.size() == 10);
-  // Pinned (docs/calibration.md, round 4): the model beats the constant-MFU rule overall, out of sample
-  // (memory-checked search, overlap from the frameworks' schedules; the targets of issue 13, median <= 6% and
-  // mean <= 9%, are not met; the 90% intervals cover within the 80-95% target).
-  CHECK(cv.overall.median_ape == doctest::Approx(9.4).epsilon(0.08));
-  CHECK(cv.overall.mean_ape == doctest::Approx(21.3).epsilon(0.08));
+  // Pinned (docs/calibration.md, round 8): the model beats the constant-MFU rule overall, out of sample
+  // (memory-checked search, overlap from the frameworks' schedules, DeepSpeed 2021's ZeRO-3 traffic serialised
+  // with compute; the targets of issue 13, median <= 6% and mean <= 9%, are not met; the 90% intervals cover
+  // within the 80-95% target). Round 7b: 9.4% / 21.3% / 0.888.
+  CHECK(cv.overall.median_ape == doctest::Approx(8.3).epsilon(0.08));
+  CHECK(cv.overall.mean_ape == doctest::Approx(17.7).epsilon(0.08));
   CHECK(cv.overall.baseline_median_ape == doctest::Approx(37.6).epsilon(0.08));
   CHECK(cv.overall.baseline_mean_ape == doctest::Approx(69.8).epsilon(0.08));
   CHECK(cv.overall.median_ape < cv.overall.baseline_median_ape);
-  CHECK(cv.overall.coverage == doctest::Approx(0.888).epsilon(0.03));
+  CHECK(cv.overall.coverage == doctest::Approx(0.921).epsilon(0.03));
   CHECK(cv.overall.coverage >= 0.80);
   CHECK(cv.overall.coverage <= 0.95);
   size_t better = 0;
@@ -483,6 +484,17 @@ TEST_CASE("overlap follows the framework's schedule: [[schedule]] rules select t
     const double comm = resolved(mpt, "col.dp.t_comm"), compute = resolved(mpt, "kernel.step.t_compute");
     CHECK(resolved(mpt, "col.dp.t_exposed") == doctest::Approx(std::max(comm / 80, comm - compute)).epsilon(1e-9));
   }
+  // DeepSpeed ZeRO-3 as released before Narayanan et al. 2021 (v0.3.12-v0.3.14) synchronises the device before
+  // every parameter all-gather and after each sub-module's fetch: no compute hides the traffic, all of it is
+  // exposed (Table 2's ZeRO-3 rows; the generic ZeRO-3 rule, per-layer prefetch, comes after this one).
+  RowScenario z3 = map_row(model(), presets(), published_row("nar21-t2-zero3-174.6b-768g"));
+  REQUIRE_MESSAGE(z3.unbuildable.empty(), z3.unbuildable);
+  CHECK(layered(z3, "validate/schedule/dp_serialized"));
+  CHECK(!layered(z3, "validate/schedule/dp_prefetch"));
+  CHECK(has_assumption(z3, "dp schedule: DeepSpeed's first ZeRO-3 releases synchronise the device before every parameter all-gather"));
+  CHECK(resolved(z3, "col.dp.overlap_window") == 0);
+  CHECK(resolved(z3, "col.dp.t_exposed") == doctest::Approx(resolved(z3, "col.dp.t_comm")).epsilon(1e-12));
+  CHECK(resolved(z3, "col.dp.t_comm") > 0.3 * resolved(z3, "kernel.step.t_compute"));  // 19.5 s against 31 s: not a rounding matter
   // MaxText on TPU: XLA's collective matmul hides TP traffic behind the layer's GEMMs (the v5p 512B rows).
   RowScenario mtx = map_row(model(), presets(), published_row("mtx-v5p-512b-1x1024"));
   REQUIRE_MESSAGE(mtx.unbuildable.empty(), mtx.unbuildable);
