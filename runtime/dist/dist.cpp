@@ -7,7 +7,9 @@
 #include <string>
 
 #if GSTACK_WITH_MPI
-#include <mpi.h>
+#include <dlfcn.h>
+
+#include "runtime/dist/mpi_backend.h"
 #endif
 
 namespace gs::dist {
@@ -17,44 +19,45 @@ int g_rank = 0, g_size = 1;
 unsigned g_local = 1;
 
 #if GSTACK_WITH_MPI
-bool g_started = false;  // MPI_Init ran (and MPI_Finalize is owed)
+MpiBackend* g_mpi = nullptr;  // set while MPI runs; Launch's destructor deletes it, which finalizes MPI
 
-// MPI counts are ints: broadcast long buffers in pieces well below INT_MAX elements.
-constexpr size_t kPiece = size_t(1) << 27;
-
-template <class T>
-void broadcast(T* data, size_t n, MPI_Datatype type, int from) {
-  for (size_t done = 0; done < n; done += kPiece)
-    MPI_Bcast(data + done, int(std::min(kPiece, n - done)), type, from, MPI_COMM_WORLD);
+// Opens the MPI module (`path`, else the one this build made) and starts MPI; null, with the reason in
+// `warning`, when either fails, and the process then runs as a group of one. RTLD_GLOBAL: Open MPI's own
+// plugins, which it opens in turn, expect libmpi's symbols to be visible to them.
+MpiBackend* start_mpi(int* argc, char*** argv, const std::string& module, std::string& warning) {
+  const std::string path = module.empty() ? std::string(GSTACK_MPI_MODULE) : module;
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
+  using StartFn = MpiBackend* (*)(int*, char***);
+  auto start = handle ? reinterpret_cast<StartFn>(dlsym(handle, "gs_dist_mpi_start")) : nullptr;
+  if (!start) {
+    const char* why = dlerror();
+    warning = "started by an MPI launcher, but cannot load the MPI module '" + path + "' (" +
+              (why ? why : "no gs_dist_mpi_start") + "); running as one process";
+    return nullptr;
+  }
+  MpiBackend* backend = start(argc, argv);
+  if (!backend) warning = "started by an MPI launcher, but MPI_Init_thread failed; running as one process";
+  return backend;
 }
 #endif
 
 }  // namespace
 
-Launch::Launch([[maybe_unused]] int* argc, [[maybe_unused]] char*** argv, [[maybe_unused]] bool under_launcher) {
+Launch::Launch([[maybe_unused]] int* argc, [[maybe_unused]] char*** argv, [[maybe_unused]] bool under_launcher,
+               [[maybe_unused]] const std::string& mpi_module) {
 #if GSTACK_WITH_MPI
-  // Without a launcher there is nothing to join, and MPI_Init would only slow every plain command down.
-  if (g_started || !under_launcher) return;
-  int provided = 0;
-  // Only the calling thread talks to MPI (worker threads compute between the exchanges).
-  if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) return;
-  g_started = true;
-  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
-  MPI_Comm local;
-  int local_size = 1;
-  if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local) == MPI_SUCCESS) {
-    MPI_Comm_size(local, &local_size);
-    MPI_Comm_free(&local);
-  }
-  g_local = unsigned(std::max(local_size, 1));
+  // Without a launcher there is nothing to join, and loading MPI would only slow every plain command down.
+  if (g_mpi || !under_launcher) return;
+  g_mpi = start_mpi(argc, argv, mpi_module, warning_);
+  if (!g_mpi) return;
+  g_rank = g_mpi->rank(), g_size = g_mpi->size(), g_local = g_mpi->local_ranks();
 #endif
 }
 
 Launch::~Launch() {
 #if GSTACK_WITH_MPI
-  if (g_started) MPI_Finalize();
-  g_started = false;
+  delete g_mpi;
+  g_mpi = nullptr;
 #endif
 }
 
@@ -75,7 +78,7 @@ Block block_of(size_t items, int r, int ranks) {
 void share_blocks(size_t items, const std::function<std::vector<double>(Block)>& compute,
                   const std::function<void(Block, const std::vector<double>&)>& deliver) {
 #if GSTACK_WITH_MPI
-  if (g_started && g_size > 1) {
+  if (g_mpi && g_size > 1) {
     const Block mine = block_of(items, g_rank, g_size);
     std::vector<double> values;
     bool failed = false;
@@ -92,16 +95,16 @@ void share_blocks(size_t items, const std::function<std::vector<double>(Block)>&
       // Header from rank r: {0, number of values} or {1, length of its error message}.
       uint64_t head[2] = {0, 0};
       if (r == g_rank) head[0] = failed ? 1 : 0, head[1] = failed ? failure.size() : values.size();
-      MPI_Bcast(head, 2, MPI_UINT64_T, r, MPI_COMM_WORLD);
+      g_mpi->broadcast(head, 2, r);
       if (head[0] == 0) {
         std::vector<double> theirs;
         if (r != g_rank) theirs.resize(head[1]);
         std::vector<double>& v = r == g_rank ? values : theirs;
-        broadcast(v.data(), v.size(), MPI_DOUBLE, r);
+        g_mpi->broadcast(v.data(), v.size(), r);
         if (first_failure.empty()) deliver(block_of(items, r, g_size), v);
       } else {
         std::string text = r == g_rank ? failure : std::string(head[1], '\0');
-        broadcast(text.data(), text.size(), MPI_CHAR, r);
+        g_mpi->broadcast(text.data(), text.size(), r);
         if (first_failure.empty()) first_failure = text.empty() ? "rank " + std::to_string(r) + " failed" : text;
       }
     }

@@ -1,6 +1,6 @@
 // Running one command on several processes (MPI ranks). This is the only interface the commands see;
-// runtime/dist/dist.cpp alone includes mpi.h, and a build without MPI (GSTACK_WITH_MPI=OFF) compiles
-// the same functions for a group of one process.
+// runtime/dist/mpi_backend.cpp alone includes mpi.h, in a module dist.cpp loads only under an MPI launcher,
+// and a build without MPI (GSTACK_WITH_MPI=OFF) compiles the same functions for a group of one process.
 //
 // The model: every rank runs the same command on the same input; work that is split (rows of a compiled
 // cone, points of a sweep) is cut into contiguous blocks by item index, one block per rank, and every
@@ -11,19 +11,27 @@
 
 #include <cstddef>
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace gs::dist {
 
-// Joins the process group for the program's lifetime: MPI is started only when a launcher (mpirun,
-// srun) started this process, so a plain run never touches MPI. One per program, in main; the front end
-// says whether a launcher started it (tools/frontend/workspace_env.h reads the launcher's variables).
+// Joins the process group for the program's lifetime: MPI is loaded and started only when a launcher
+// (mpirun, srun) started this process, so a plain run never touches MPI. One per program, in main; the
+// front end says whether a launcher started it and which MPI module to open (tools/frontend/workspace_env.h
+// reads the launcher's variables and GSTACK_MPI_MODULE); an empty `mpi_module` is the one this build made.
 class Launch {
  public:
-  Launch(int* argc, char*** argv, bool under_launcher);
+  Launch(int* argc, char*** argv, bool under_launcher, const std::string& mpi_module);
   ~Launch();
   Launch(const Launch&) = delete;
   Launch& operator=(const Launch&) = delete;
+  // Why a process a launcher started runs as a group of one (the module or MPI_Init failed); empty
+  // otherwise. The front end prints it.
+  const std::string& warning() const { return warning_; }
+
+ private:
+  std::string warning_;
 };
 
 bool built_with_mpi();

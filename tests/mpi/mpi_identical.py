@@ -108,6 +108,22 @@ with tempfile.TemporaryDirectory() as d:
     else:
         print("ok: a failed replica under mpirun exits 2 with the one-process message")
 
+    # MPI is a module opened only under a launcher: gpu-stack itself does not link libmpi, and a missing
+    # module leaves each rank running alone with one warning each, answering as one process does.
+    needed = subprocess.run(["readelf", "-d", gs], capture_output=True, text=True).stdout
+    if "libmpi" in needed:
+        failures.append("gpu-stack links libmpi (readelf -d):\n" + needed)
+    else:
+        print("ok: gpu-stack does not link libmpi")
+    quick = ["resolve", "econ.cost.per_token", "--preset", "dense_training_cost_fixture"]
+    one = subprocess.run([gs, *quick, "--image", image], capture_output=True, text=True, env=env, timeout=300)
+    p = subprocess.run([mpirun, "--oversubscribe", "-n", "2", gs, *quick, "--image", image], capture_output=True, text=True,
+                       env=dict(env, GSTACK_MPI_MODULE=out("no-such-module.so")), timeout=300)
+    if p.returncode != 0 or p.stderr.count("cannot load the MPI module") != 2 or sorted(p.stdout.splitlines()) != sorted(one.stdout.splitlines() * 2):
+        failures.append(f"missing MPI module under mpirun: exit {p.returncode}, stderr:\n{p.stderr}\nstdout:\n{p.stdout}")
+    else:
+        print("ok: a missing MPI module leaves each rank running as one process, with a warning")
+
 if failures:
     print("\n\n".join(failures))
     sys.exit(1)

@@ -69,4 +69,6 @@ bool under_mpi_launcher(const Environment& env) {
   return false;
 }
 
+std::string mpi_module(const Environment& env) { return env("GSTACK_MPI_MODULE").value_or(""); }
+
 }  // namespace gs::frontend

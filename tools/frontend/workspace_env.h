@@ -12,6 +12,8 @@
 //   site_assets_dir               GSTACK_SITE_ASSETS  <source>/site
 //   chartjs_path                  GSTACK_CHARTJS      Debian's libjs-chart.js (CMake GSTACK_CHARTJS_PATH)
 //   jit_module                    GSTACK_JIT_MODULE   the LLVM module this build made (empty here: the JIT's own)
+//   (MPI module)                  GSTACK_MPI_MODULE   the MPI module this build made (mpi_module below: read
+//                                                     before the command line, by main's gs::dist::Launch)
 //   jit_cache_dir    --cache-dir  GSTACK_CACHE_DIR    $XDG_CACHE_HOME/gpu-stack, else $HOME/.cache/gpu-stack
 //                                                     (per_user_cache_dir); the value `off` means no cache
 //
@@ -59,5 +61,9 @@ void install(const Workspace& ws);
 // OMPI_COMM_WORLD_SIZE; PMIx, srun --mpi=pmix or prterun: PMIX_RANK; PMI, srun --mpi=pmi2 or MPICH's
 // hydra: PMI_SIZE).
 bool under_mpi_launcher(const Environment& env);
+
+// The MPI module (libgs_dist_mpi.so) a process started by a launcher opens: GSTACK_MPI_MODULE when set
+// (an installed copy), else empty, which gs::dist::Launch takes as the module this build made.
+std::string mpi_module(const Environment& env);
 
 }  // namespace gs::frontend

@@ -37,7 +37,9 @@
 
 int main(int argc, char** argv) {
   // Under mpirun every rank runs this main; only rank 0 speaks (runtime/dist/dist.h, docs/mpi.md).
-  gs::dist::Launch launch(&argc, &argv, gs::frontend::under_mpi_launcher(gs::frontend::process_environment()));
+  const auto env = gs::frontend::process_environment();
+  gs::dist::Launch launch(&argc, &argv, gs::frontend::under_mpi_launcher(env), gs::frontend::mpi_module(env));
+  if (!launch.warning().empty()) std::cerr << "gpu-stack: warning: " << launch.warning() << "\n";
   if (!gs::dist::root()) std::cout.rdbuf(nullptr), std::cerr.rdbuf(nullptr);
   CLI::App app{"gpu-stack: resolve, trace and report on the compiled gpu_stack model"};
   app.require_subcommand(1);

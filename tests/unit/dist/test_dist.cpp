@@ -27,7 +27,7 @@ TEST_CASE("blocks are contiguous, in rank order, cover every item once and diffe
 }
 
 TEST_CASE("without MPI the process is rank 0 of 1 and share_blocks is compute then deliver") {
-  gs::dist::Launch launch(nullptr, nullptr, false);  // no launcher, and no MPI in this build
+  gs::dist::Launch launch(nullptr, nullptr, false, "");  // no launcher, and no MPI in this build
   CHECK_FALSE(gs::dist::built_with_mpi());
   CHECK(gs::dist::rank() == 0);
   CHECK(gs::dist::size() == 1);

@@ -96,3 +96,8 @@ TEST_CASE("the compiled-cone cache: --cache-dir, else GSTACK_CACHE_DIR, else the
   CHECK(at({"", "", "/f/cache"}, {{"GSTACK_CACHE_DIR", "off"}}) == "/f/cache");  // the flag wins over the variable
   CHECK(at({"", "", "off"}, {{"GSTACK_CACHE_DIR", "/e/cache"}, {"HOME", "/home/u"}}).empty());
 }
+
+TEST_CASE("GSTACK_MPI_MODULE names the MPI module; unset, the build's own (empty)") {
+  CHECK(gs::frontend::mpi_module(fake({})).empty());
+  CHECK(gs::frontend::mpi_module(fake({{"GSTACK_MPI_MODULE", "/opt/gs/libgs_dist_mpi.so"}})) == "/opt/gs/libgs_dist_mpi.so");
+}
