@@ -18,6 +18,7 @@ struct Workspace {
   std::string site_assets_dir;  // the observatory's static files (site/)
   std::string chartjs_path;     // the Chart.js build bundled into an exported site
   std::string jit_module;       // the LLVM module the JIT opens; empty: the one this build made
+  std::string serve_http_module;  // the HTTP server module `serve` opens (libgs_serve_http.so); empty: the one this build made
   std::string jit_cache_dir;    // the on-disk cache of compiled cones (runtime/jit/object_cache.h); empty: none
 
   // Files the workspace implies.

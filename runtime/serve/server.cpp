@@ -1,16 +1,20 @@
 #include "runtime/serve/server.h"
 
-#include <httplib.h>
+#include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
 
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <optional>
 #include <sstream>
 #include <thread>
 
+#include "runtime/serve/http_backend.h"
 #include "runtime/serve/static_files.h"
 #include "runtime/site/site.h"
 
@@ -22,10 +26,36 @@ namespace fs = std::filesystem;
 
 constexpr const char* kJson = "application/json";
 
-void send(httplib::Response& res, const Reply& r) {
+void send(HttpResponse& res, const Reply& r) {
   res.status = r.status;
-  res.set_content(r.body, kJson);
-  res.set_header("Cache-Control", "no-store");
+  res.body = r.body, res.content_type = kJson;
+  res.headers = {{"Cache-Control", "no-store"}};
+}
+
+// The cpp-httplib module (http_backend.h), opened once per process on first use: `module`
+// (Workspace::serve_http_module), else the one this build made.
+std::unique_ptr<HttpServer> make_http_server(const std::string& module, const HttpSettings& settings, const HttpRoutes& routes) {
+  using CreateFn = HttpServer* (*)(const HttpSettings*, const HttpRoutes*);
+  static CreateFn create = [&module] {
+    const std::string path = module.empty() ? std::string(GSTACK_SERVE_HTTP_MODULE) : module;
+    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) throw std::runtime_error("serve: cannot load the HTTP module '" + path + "': " + dlerror());
+    auto fn = reinterpret_cast<CreateFn>(dlsym(handle, "gs_serve_http_create"));
+    if (!fn) throw std::runtime_error("serve: '" + path + "' has no gs_serve_http_create");
+    return fn;
+  }();
+  return std::unique_ptr<HttpServer>(create(&settings, &routes));
+}
+
+// An API endpoint's name from a POST path, /api/NAME with NAME of 1-64 letters, digits, '_' or '-'.
+std::optional<std::string> endpoint_of(const std::string& path) {
+  const std::string prefix = "/api/";
+  if (path.rfind(prefix, 0) != 0) return std::nullopt;
+  const std::string name = path.substr(prefix.size());
+  if (name.empty() || name.size() > 64) return std::nullopt;
+  for (char c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') return std::nullopt;
+  return name;
 }
 
 // A temporary folder that is removed with everything in it when the server ends.
@@ -102,48 +132,27 @@ int serve(const Registry& reg, const ServeOptions& o, std::ostream& out, std::os
     throw std::runtime_error("--site '" + site.string() + "' is not a folder with an index.html (gpu-stack export site --out DIR writes one)");
 
   Api api(reg, o.workspace, o.limits);
-  httplib::Server svr;
+  HttpSettings settings;
   // One thread per core for the work (resolve's fast path runs in parallel; --max-jobs still caps the
   // requests in flight), plus a few for keep-alive connections that are idle between requests.
   const size_t cores = std::max(1u, std::thread::hardware_concurrency());
-  const size_t pool = std::max<size_t>(cores, o.max_jobs) + 4;
-  svr.new_task_queue = [pool] { return new httplib::ThreadPool(pool); };
-  svr.set_payload_max_length(o.max_body);
-  svr.set_read_timeout(5, 0);
-  svr.set_write_timeout(5, 0);
-  svr.set_keep_alive_timeout(2);
-  svr.set_tcp_nodelay(true);  // a reply goes out in two writes (headers, body): without this, delayed ACKs add 40 ms
-  svr.set_default_headers({{"X-Content-Type-Options", "nosniff"}, {"Referrer-Policy", "no-referrer"}});
+  settings.threads = std::max<size_t>(cores, o.max_jobs) + 4;
+  settings.max_body = o.max_body;
+  settings.default_headers = {{"X-Content-Type-Options", "nosniff"}, {"Referrer-Policy", "no-referrer"}};
 
   int port = o.port;
   std::atomic<int> in_flight{0};
-  svr.set_pre_routing_handler([&](const httplib::Request& req, httplib::Response& res) {
-    if (host_allowed(req.get_header_value("Host"), o.bind, port)) return httplib::Server::HandlerResponse::Unhandled;
+  HttpRoutes routes;
+  routes.guard = [&](const HttpRequest& req, HttpResponse& res) {
+    if (host_allowed(req.host, o.bind, port)) return false;
     send(res, error_reply(403, "this server answers only requests addressed to its loopback address", "open http://127.0.0.1:" + std::to_string(port) + "/"));
-    return httplib::Server::HandlerResponse::Handled;
-  });
-  svr.Get("/api/health", [&](const httplib::Request&, httplib::Response& res) { send(res, api.health()); });
-  svr.Get(R"(/api/.*)", [&](const httplib::Request& req, httplib::Response& res) {
-    send(res, error_reply(405, "'" + req.path + "' takes POST with a JSON object body", "GET /api/health lists the endpoints and their fields"));
-  });
-  svr.Post(R"(/api/([A-Za-z0-9_-]{1,64}))", [&](const httplib::Request& req, httplib::Response& res) {
-    // Refusing other types keeps a page on another site from posting here without a CORS preflight.
-    if (req.get_header_value("Content-Type").rfind(kJson, 0) != 0)
-      return send(res, error_reply(415, "send the request as Content-Type: application/json", "GET /api/health lists the endpoints and their fields"));
-    if (in_flight.fetch_add(1) >= int(o.max_jobs)) {
-      in_flight.fetch_sub(1);
-      return send(res, error_reply(503, "busy: " + std::to_string(o.max_jobs) + " requests are running or waiting (--max-jobs)", "retry shortly"));
-    }
-    Reply r;
-    try {
-      r = api.post(req.matches[1], req.body);
-    } catch (const std::exception& e) {
-      r = error_reply(500, e.what(), "this is a bug in gpu-stack; please report the request");
-    }
-    in_flight.fetch_sub(1);
-    send(res, r);
-  });
-  svr.Get(R"(/.*)", [&](const httplib::Request& req, httplib::Response& res) {
+    return true;
+  };
+  routes.get = [&](const HttpRequest& req, HttpResponse& res) {
+    if (req.path == "/api/health") return send(res, api.health());
+    if (req.path.rfind("/api/", 0) == 0)
+      return send(res, error_reply(405, "'" + req.path + "' takes POST with a JSON object body", "GET /api/health lists the endpoints and their fields"));
+    if (req.path.empty() || req.path[0] != '/') return void(res.status = 404);
     const auto file = site_file(root, req.path);
     std::ifstream in;
     if (file) in.open(file->path, std::ios::binary);
@@ -152,14 +161,31 @@ int serve(const Registry& reg, const ServeOptions& o, std::ostream& out, std::os
     if (!file || !in.is_open()) return send(res, error_reply(404, "no such file in the site: '" + req.path + "'", "the observatory starts at /"));
     std::ostringstream bytes;
     bytes << in.rdbuf();
-    res.set_content(bytes.str(), file->content_type);
-  });
-  svr.set_error_handler([](const httplib::Request&, httplib::Response& res) {
-    if (res.body.empty()) send(res, error_reply(res.status, reason_of(res.status), "GET /api/health lists the endpoints and their fields"));
-  });
+    res.body = bytes.str(), res.content_type = file->content_type;
+  };
+  routes.post = [&](const HttpRequest& req, HttpResponse& res) {
+    const auto endpoint = endpoint_of(req.path);
+    if (!endpoint) return void(res.status = 404);
+    // Refusing other types keeps a page on another site from posting here without a CORS preflight.
+    if (req.content_type.rfind(kJson, 0) != 0)
+      return send(res, error_reply(415, "send the request as Content-Type: application/json", "GET /api/health lists the endpoints and their fields"));
+    if (in_flight.fetch_add(1) >= int(o.max_jobs)) {
+      in_flight.fetch_sub(1);
+      return send(res, error_reply(503, "busy: " + std::to_string(o.max_jobs) + " requests are running or waiting (--max-jobs)", "retry shortly"));
+    }
+    Reply r;
+    try {
+      r = api.post(*endpoint, req.body);
+    } catch (const std::exception& e) {
+      r = error_reply(500, e.what(), "this is a bug in gpu-stack; please report the request");
+    }
+    in_flight.fetch_sub(1);
+    send(res, r);
+  };
+  routes.error = [](HttpResponse& res) { send(res, error_reply(res.status, reason_of(res.status), "GET /api/health lists the endpoints and their fields")); };
 
-  if (port == 0) port = svr.bind_to_any_port(o.bind);
-  else if (!svr.bind_to_port(o.bind, port)) port = -1;
+  const std::unique_ptr<HttpServer> svr = make_http_server(o.workspace.serve_http_module, settings, routes);
+  port = svr->bind(o.bind, port);
   if (port <= 0)
     throw std::runtime_error("cannot listen on " + o.bind + ":" + std::to_string(o.port) + " (in use, or not an address of this machine); "
                              "--port 0 picks a free port");
@@ -176,11 +202,11 @@ int serve(const Registry& reg, const ServeOptions& o, std::ostream& out, std::os
     if (done) return;
     // stop() acts only once the server runs; repeat it until listen returns.
     while (!done) {
-      svr.stop();
+      svr->stop();
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
   });
-  svr.listen_after_bind();
+  svr->listen();
   done = true;
   if (!signalled) pthread_kill(waiter.native_handle(), SIGTERM);  // wakes the waiter when the server ended for another reason
   waiter.join();

@@ -1,5 +1,5 @@
 // `gpu-stack serve`: the observatory's static site and the JSON API of runtime/serve/api.h over HTTP
-// (cpp-httplib; server.cpp is the one translation unit that includes it).
+// (cpp-httplib, in a module server.cpp loads when a server starts: http_backend.h).
 #pragma once
 
 #include <cstddef>

@@ -229,6 +229,15 @@ def case_api(args):
         check(200 in statuses and 503 in statuses and set(statuses) <= {200, 503}, f"--max-jobs 1 under 4 concurrent requests: {statuses}")
         check(all("busy" in e for s, e in results if s == 503), "a 503 says the server is busy")
         check(alive(port), "the server answers after the busy period")
+        # cpp-httplib is a module opened when a server starts: gpu-stack does not link it, and a missing
+        # module is a clear error (exit 2) before anything listens.
+        needed = subprocess.run(["readelf", "-d", args.gpu_stack], capture_output=True, text=True).stdout
+        check("httplib" not in needed, "gpu-stack does not link cpp-httplib (readelf -d)")
+        missing = os.path.join(base, "no-such-module.so")
+        p = subprocess.run([args.gpu_stack, "serve", "--port", "0", "--image", args.image, "--site", site],
+                           capture_output=True, text=True, timeout=120, env=dict(os.environ, GSTACK_SERVE_HTTP_MODULE=missing))
+        check(p.returncode == 2 and f"cannot load the HTTP module '{missing}'" in p.stderr and p.stdout == "",
+              f"a missing HTTP module: exit {p.returncode}: {p.stderr[-300:]}")
     finally:
         rc, err = close(proc, signal.SIGTERM)
         shutil.rmtree(base, ignore_errors=True)

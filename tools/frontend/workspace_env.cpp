@@ -42,6 +42,7 @@ Workspace resolve_workspace(const WorkspaceFlags& flags, const Workspace& defaul
   from_env(ws.site_assets_dir, "GSTACK_SITE_ASSETS");
   from_env(ws.chartjs_path, "GSTACK_CHARTJS");
   from_env(ws.jit_module, "GSTACK_JIT_MODULE");
+  from_env(ws.serve_http_module, "GSTACK_SERVE_HTTP_MODULE");
   if (!flags.image.empty()) ws.image = flags.image;
   if (!flags.presets_dir.empty()) ws.presets_dir = flags.presets_dir;
   std::string cache = flags.cache_dir;

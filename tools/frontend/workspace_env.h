@@ -12,6 +12,7 @@
 //   site_assets_dir               GSTACK_SITE_ASSETS  <source>/site
 //   chartjs_path                  GSTACK_CHARTJS      Debian's libjs-chart.js (CMake GSTACK_CHARTJS_PATH)
 //   jit_module                    GSTACK_JIT_MODULE   the LLVM module this build made (empty here: the JIT's own)
+//   serve_http_module             GSTACK_SERVE_HTTP_MODULE  serve's HTTP module this build made (empty here: serve's own)
 //   (MPI module)                  GSTACK_MPI_MODULE   the MPI module this build made (mpi_module below: read
 //                                                     before the command line, by main's gs::dist::Launch)
 //   jit_cache_dir    --cache-dir  GSTACK_CACHE_DIR    $XDG_CACHE_HOME/gpu-stack, else $HOME/.cache/gpu-stack

@@ -29,6 +29,7 @@ TEST_CASE("with no flag and no variable every file is the build's default") {
   CHECK(d.site_assets_dir == GSTACK_SOURCE_DIR "/site");
   CHECK_FALSE(d.chartjs_path.empty());
   CHECK(d.jit_module.empty());  // the JIT's own: the module this build made
+  CHECK(d.serve_http_module.empty());  // serve's own
   const gs::Workspace ws = gs::frontend::resolve_workspace({}, d, fake({}));
   CHECK(ws.image == d.image);
   CHECK(ws.presets_dir == d.presets_dir);
@@ -47,7 +48,8 @@ TEST_CASE("a variable replaces the default, a flag replaces the variable, an emp
                          {"GSTACK_EXPERIMENTS", "/e/exp"},
                          {"GSTACK_SITE_ASSETS", "/e/site"},
                          {"GSTACK_CHARTJS", "/e/chart.js"},
-                         {"GSTACK_JIT_MODULE", "/e/jit.so"}});
+                         {"GSTACK_JIT_MODULE", "/e/jit.so"},
+                         {"GSTACK_SERVE_HTTP_MODULE", "/e/http.so"}});
   const gs::Workspace e = gs::frontend::resolve_workspace({}, d, env);
   CHECK(e.image == "/e/m.gsimg");
   CHECK(e.presets_dir == "/e/presets");
@@ -58,6 +60,7 @@ TEST_CASE("a variable replaces the default, a flag replaces the variable, an emp
   CHECK(e.site_assets_dir == "/e/site");
   CHECK(e.chartjs_path == "/e/chart.js");
   CHECK(e.jit_module == "/e/jit.so");
+  CHECK(e.serve_http_module == "/e/http.so");
   CHECK(e.sim_model_inputs() == "/e/presets/sim/model-inputs.toml");
 
   const gs::Workspace f = gs::frontend::resolve_workspace({"/f/m.gsimg", "/f/presets", ""}, d, env);
