@@ -4,16 +4,16 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <string_view>
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "compiler/analyze.h"
 #include "compiler/ast.h"
 #include "compiler/limits.h"
+#include "compiler/passes/passes.h"
 #include "compiler/print.h"
-#include "compiler/templates.h"
 
 namespace gs::compiler {
 
@@ -21,7 +21,33 @@ namespace {
 
 std::string mib(size_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 
+// The passes over the checked model, after expand_templates, each with its printer for --dump-after.
+struct ModelPass {
+  const char* name;
+  void (*run)(Model&, Diagnostics&);
+  std::string (*print)(const Model&);
+};
+constexpr ModelPass kModelPasses[] = {
+    {"declare", declare, print_declared},       {"check_forms", check_forms, print_forms},
+    {"resolve_names", resolve_names, print_resolved}, {"check_units", check_units, print_typed},
+    {"lower", lower, print_lowered},             {"check_definitions", check_definitions, print_definitions},
+    {"check_cycles", check_cycles, print_cycles}};
+
+constexpr bool same_names() {
+  if (std::size(kDumpPasses) != std::size(kModelPasses) + 2) return false;
+  for (size_t i = 0; i < std::size(kModelPasses); ++i)
+    if (std::string_view(kDumpPasses[i + 2]) != kModelPasses[i].name) return false;
+  return std::string_view(kDumpPasses[0]) == "parse" && std::string_view(kDumpPasses[1]) == "expand_templates";
+}
+static_assert(same_names(), "kDumpPasses lists the pipeline's passes in order");
+
 }  // namespace
+
+std::string dump_pass_names() {
+  std::string s;
+  for (const char* p : kDumpPasses) s += (s.empty() ? "" : ", ") + std::string(p);
+  return s;
+}
 
 SourceRead read_source(const std::string& path, size_t max_bytes) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer; the type check below refuses it anyway.
@@ -85,8 +111,17 @@ void check_parsed(std::vector<AFile>& files, CompileResult& result, const std::s
   expand_templates(files, result.diagnostics);
   if (dump_after == "expand_templates") result.dump = print_files(files);
   if (result.diagnostics.has_errors()) return;
-  Image img = analyze(files, result.diagnostics);
-  if (!result.diagnostics.has_errors()) result.image = std::move(img);
+  // Every pass runs even after an error, so one check reports all it can; a relation with an error is
+  // left alone by the passes after the one that found it.
+  Model model;
+  model.files = &files;
+  for (const auto& pass : kModelPasses) {
+    pass.run(model, result.diagnostics);
+    if (dump_after == pass.name) result.dump = pass.print(model);
+  }
+  if (result.diagnostics.has_errors()) return;
+  build_adjacency(model.img);
+  result.image = std::move(model.img);
 }
 
 std::vector<std::string> expand_paths(const std::vector<std::string>& paths, Diagnostics& diags) {

@@ -18,8 +18,13 @@ struct CompileResult {
   std::string dump;               // the model as text after the pass named by `dump_after`, if any
 };
 
-// The passes whose output `--dump-after` can print, in order.
-inline constexpr const char* kDumpPasses[] = {"parse", "expand_templates"};
+// The front end's passes in the order they run (compiler/passes/passes.h); `--dump-after=PASS` prints
+// the model as PASS left it: .gstack text after parse and expand_templates, the checked model's tables,
+// resolved names, dimensions, postfix relations and definitions after the later ones.
+inline constexpr const char* kDumpPasses[] = {"parse",       "expand_templates", "declare",           "check_forms", "resolve_names",
+                                              "check_units", "lower",            "check_definitions", "check_cycles"};
+// "parse, expand_templates, ...": the valid names, for a message.
+std::string dump_pass_names();
 
 // A source file's text, or why it cannot be one: missing, unreadable, a directory, a device or FIFO
 // (never read: /dev/zero would never end), larger than max_bytes, or binary.
@@ -41,9 +46,9 @@ std::vector<SourceFile> read_sources(const std::vector<std::string>& paths, Diag
 // Compiles in-memory sources in the order given (used by tests and the fuzzer).
 CompileResult compile_sources(const std::vector<SourceFile>& sources, const std::string& dump_after = "");
 // What compile_sources does after parsing, for callers that parse themselves (the language server keeps
-// the trees): the declaration limit, template expansion (which rewrites `files`), then analysis. `result`
-// holds any parse diagnostics already; with errors among them nothing more is checked. `dump_after` as in
-// compile_sources ("expand_templates" is the only pass after parsing that prints).
+// the trees): the declaration limit, then the passes from expand_templates on (which rewrites `files`).
+// `result` holds any parse diagnostics already; with errors among them nothing more is checked.
+// `dump_after` as in compile_sources.
 void check_parsed(std::vector<AFile>& files, CompileResult& result, const std::string& dump_after = "");
 
 }  // namespace gs::compiler

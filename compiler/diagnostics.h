@@ -43,6 +43,8 @@ class Diagnostics {
   // template a diagnostic inside the template belongs to).
   void annotate_since(size_t first, const std::string& note);
   const std::vector<Diagnostic>& all() const { return items_; }
+  // Appends another list's diagnostics after these (a pass's per-declaration lists, in declaration order).
+  void append(const Diagnostics& other) { items_.insert(items_.end(), other.items_.begin(), other.items_.end()); }
   std::string render_text() const;  // human form, one block per diagnostic
   std::string render_json() const;  // array of {file, line, column, severity, code, message, hint}
 

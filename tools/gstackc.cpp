@@ -1,5 +1,5 @@
 // gstackc: checks .gstack model files and compiles them into a registry image.
-//   gstackc check PATH... [--json | --dump-after=parse|expand_templates]
+//   gstackc check PATH... [--json | --dump-after=PASS]   (PASS: one of kDumpPasses, compiler/compile.h)
 //   gstackc compile PATH... -o FILE [--json]
 //   gstackc completion bash | gstackc --version
 //   gstackc fmt [--check] PATH...
@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
   check->add_option("paths", paths, "model files or directories")->required();
   auto* check_json = check->add_flag("--json", json, "print diagnostics as a JSON array on stdout");
   std::string dump_after;
-  check->add_option("--dump-after", dump_after, "print the model as text after this pass (parse, expand_templates) on stdout")
+  check->add_option("--dump-after", dump_after, "print what this pass hands on, as text on stdout (" + gs::compiler::dump_pass_names() + ")")
       ->check(CLI::IsMember(std::vector<std::string>(std::begin(gs::compiler::kDumpPasses), std::end(gs::compiler::kDumpPasses))))
       ->excludes(check_json);
 

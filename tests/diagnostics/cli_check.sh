@@ -142,7 +142,12 @@ GSTACK
     [[ "$out" != *template* ]] || fail "the template is still there: $out"
     expect 0 "$gstackc" check --dump-after=parse "${prelude[@]}" "$work/t.gstack"
     [[ "$out" == *'template gemm(g, M, N, what) { ... }'* ]] || fail "parse dump lacks the template: $out"
-    expect 2 "$gstackc" check --dump-after=lower "${prelude[@]}" "$work/t.gstack"
+    # Every pass prints (tests/cli/cases/gstackc_dump_after_each_pass.test checks what); an unknown one is
+    # a usage error that lists them.
+    expect 0 "$gstackc" check --dump-after=lower "${prelude[@]}" "$work/t.gstack"
+    [[ "$out" == *'rhs: 2 #'* ]] || fail "lower dump lacks the postfix relation: $out"
+    expect 2 "$gstackc" check --dump-after=no_such_pass "${prelude[@]}" "$work/t.gstack"
+    [[ "$err" == *'parse,expand_templates,declare,check_forms,resolve_names,check_units,lower,check_definitions,check_cycles'* ]] || fail "stderr: $err"
     expect 2 "$gstackc" check --json --dump-after=parse "${prelude[@]}" "$work/t.gstack"
     ;;
   *)

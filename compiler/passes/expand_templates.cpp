@@ -1,9 +1,11 @@
-#include "compiler/templates.h"
-
+// Pass `expand_templates`: `template NAME(params) { vars and relations }` plus `instance LOCAL = NAME(param:
+// arg, ...)` stamp out ordinary declarations before any name is resolved or unit checked, so the image,
+// the runtime and `trace` see only plain variables and relations.
 #include <algorithm>
 #include <map>
 #include <set>
 
+#include "compiler/passes/passes.h"
 #include "image/suggest.h"
 
 namespace gs::compiler {
