@@ -249,11 +249,12 @@ TEST_CASE("golden: leave-one-family-out cross-validation over all published rows
   CHECK(cv.families.size() == 10);
   // Pinned (docs/calibration.md, round 8): the model beats the constant-MFU rule overall, out of sample
   // (memory-checked search, overlap from the frameworks' schedules, DeepSpeed 2021's ZeRO-3 traffic serialised
-  // with compute, the GB200's measured matmul rate, Megatron-LM 2021's elementwise passes; the targets of
+  // with compute, the GB200's measured matmul rate, Megatron-LM 2021's elementwise passes, JAX's remat skipping
+  // the FFN output projection; the targets of
   // issue 13, median <= 6% and mean <= 9%, are not met; the 90% intervals cover within the 80-95% target).
   // Round 7b: 9.4% / 21.3% / 0.888.
-  CHECK(cv.overall.median_ape == doctest::Approx(7.8).epsilon(0.08));
-  CHECK(cv.overall.mean_ape == doctest::Approx(17.4).epsilon(0.08));
+  CHECK(cv.overall.median_ape == doctest::Approx(7.1).epsilon(0.08));
+  CHECK(cv.overall.mean_ape == doctest::Approx(16.5).epsilon(0.08));
   CHECK(cv.overall.baseline_median_ape == doctest::Approx(37.6).epsilon(0.08));
   CHECK(cv.overall.baseline_mean_ape == doctest::Approx(69.8).epsilon(0.08));
   CHECK(cv.overall.median_ape < cv.overall.baseline_median_ape);
@@ -383,10 +384,15 @@ TEST_CASE("TPU, V100 and GB200 rows are built on their validate hardware") {
 }
 
 TEST_CASE("stated recomputation is read through the [[recompute]] rules, first match wins") {
-  // MaxText's remat_policy=full re-runs the whole layer (it was once read as no recomputation).
+  // MaxText's remat_policy=full re-runs the layer (it was once read as no recomputation), except the FFN output
+  // projection, which jax.checkpoint does not recompute since no gradient reads its result (round 8): the model
+  // derives 1 - that projection's share of the forward FLOPs.
   RowScenario v4 = map_row(model(), presets(), published_row("mtx-v4-22b-1x128"));
   REQUIRE_MESSAGE(v4.unbuildable.empty(), v4.unbuildable);
-  CHECK(v4.assign.at("par.act.recompute_fraction") == 1);
+  CHECK(!v4.assign.count("par.act.recompute_fraction"));
+  CHECK(v4.variants.at("par.act.recompute_fraction") == "all_but_ffn_output");
+  CHECK(resolved(v4, "par.act.recompute_fraction") == doctest::Approx(1 - 2 * resolved(v4, "arch.act.ffn_output_params") / (resolved(v4, "arch.flops.per_token_moe") / 3)).epsilon(1e-9));
+  CHECK(resolved(v4, "par.act.recompute_fraction") < 0.8);
   CHECK(v4.variants.at("arch.act.values_per_token_dim") == "full");
   // remat_policy=minimal saves the weight GEMMs' outputs: nothing of the GEMMs is re-run, selective memory.
   RowScenario v5 = map_row(model(), presets(), published_row("mtx-v5p-32b-1x128"));
@@ -416,18 +422,18 @@ TEST_CASE("stated recomputation is read through the [[recompute]] rules, first m
   h200_rerun.assign["par.act.attn_recompute_fraction"] = 1;
   CHECK(resolved(h200_rerun, "kernel.layer.t_compute") - resolved(h200, "kernel.layer.t_compute") ==
         doctest::Approx(resolved(h200, "kernel.attn.t_forward")).epsilon(1e-9));
-  // A rule without `attention` leaves the attention core to follow the GEMM fraction (full recomputation).
-  CHECK(!v4.assign.count("par.act.attn_recompute_fraction"));
-  CHECK(resolved(v4, "par.act.attn_recompute_fraction") == 1);
+  // The remat_policy=full rule states the attention core re-run (it is consumed by the output projection's gradient).
+  CHECK(v4.assign.at("par.act.attn_recompute_fraction") == 1);
   // MaxText's remat_policy=custom saving the layer input and the attention projections re-runs the rest of
   // the layer: the model derives the share. 700B MoE: projections 56 x 2 x 570.4M = 63.9 GFLOP of 274.9
   // GFLOP forward per token (active experts 2 x 3 x 8192 x 32768, causal attention core 4 s d_attn / 2,
-  // untied head), so 1 - 63.9 / 274.9 = 0.768 (within 1%).
+  // untied head), so 1 - 63.9 / 274.9 = 0.768 (within 1%) before round 8; the FFN output projections of the two
+  // active experts (56 x 2 x 2 x 268.4M = 60.1 GFLOP) are not re-run either (jax.checkpoint): 1 - 124.0 / 274.9 = 0.549.
   RowScenario v6 = map_row(model(), presets(), published_row("mtx-v6e-moe700b-final-1pod"));
   REQUIRE_MESSAGE(v6.unbuildable.empty(), v6.unbuildable);
   CHECK(!v6.assign.count("par.act.recompute_fraction"));
-  CHECK(v6.variants.at("par.act.recompute_fraction") == "save_attention_projections");
-  CHECK(resolved(v6, "par.act.recompute_fraction") == doctest::Approx(0.768).epsilon(0.01));
+  CHECK(v6.variants.at("par.act.recompute_fraction") == "save_attention_projections_all_but_ffn_output");
+  CHECK(resolved(v6, "par.act.recompute_fraction") == doctest::Approx(0.549).epsilon(0.01));
   CHECK(v6.variants.at("arch.act.values_per_token_dim") == "full");
   // A stated policy no rule knows is read as none, and the report says so.
   RunRow odd = published_row("mtx-v5p-32b-1x128");
