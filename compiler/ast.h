@@ -43,16 +43,17 @@ enum class Head { Eq, Variant, Approx, Constraint, Iterate, Ode, Stochastic };
 struct ATemplateArg;
 
 struct ADecl {
-  enum class K { Dimension, Unit, Prefix, Ref, Var, Const, Relation, Export, Template, Instance } k = K::Var;
+  enum class K { Dimension, Kind, Unit, Prefix, Ref, Var, Const, Relation, Export, Template, Instance } k = K::Var;
   std::string name;
   Location at;        // location of the name
   Location keyword_at;
   std::string description, doc;
-  // Unit: `unit x : base` (base_dim set) or `unit x = [scale] [unit]`.
+  // Unit: `unit x : base` (base_dim set: a dimension or a kind) or `unit x = [scale] [unit]`.
+  // Kind: `kind x of unit`; base_dim holds the word written where `of` belongs (checked by declare).
   std::string base_dim;
   Location base_at;
   double scale = 1;
-  std::optional<AUnit> unit;  // Var, Const, derived Unit
+  std::optional<AUnit> unit;  // Var, Const, derived Unit, Kind (its dimension)
   // Ref fields.
   std::string citation, ref_kind, url, locator;
   int year = 0;

@@ -39,6 +39,7 @@ class Roles {
     if (dynamic_cast<P::VariantKeyContext*>(ctx)) in_key = true;
     // The keyword of every declaration (after its doc lines, which are marked below).
     if (dynamic_cast<P::SystemDeclContext*>(ctx) || dynamic_cast<P::UseDeclContext*>(ctx) || dynamic_cast<P::DimensionDeclContext*>(ctx) ||
+        dynamic_cast<P::KindDeclContext*>(ctx) ||
         dynamic_cast<P::UnitDeclContext*>(ctx) || dynamic_cast<P::PrefixDeclContext*>(ctx) || dynamic_cast<P::RefDeclContext*>(ctx) ||
         dynamic_cast<P::VarDeclContext*>(ctx) || dynamic_cast<P::ConstDeclContext*>(ctx) || dynamic_cast<P::RelationDeclContext*>(ctx) ||
         dynamic_cast<P::ExportDeclContext*>(ctx) || dynamic_cast<P::TemplateDeclContext*>(ctx) || dynamic_cast<P::InstanceDeclContext*>(ctx))

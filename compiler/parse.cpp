@@ -393,6 +393,9 @@ class Builder {
     ADecl d;
     if (auto* x = c->dimensionDecl()) {
       d.k = ADecl::K::Dimension, d.name = x->name->getText(), d.at = at(x->name), d.description = unquote(x->desc);
+    } else if (auto* x = c->kindDecl()) {
+      d.k = ADecl::K::Kind, d.name = x->name->getText(), d.at = at(x->name), d.description = unquote(x->desc);
+      d.base_dim = x->of->getText(), d.base_at = at(x->of), d.unit = unit(x->unitExpr());
     } else if (auto* x = c->unitDecl()) {
       d.k = ADecl::K::Unit, d.name = x->name->getText(), d.at = at(x->name), d.description = unquote(x->desc);
       if (x->base) d.base_dim = x->base->getText(), d.base_at = at(x->base);

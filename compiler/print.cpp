@@ -94,10 +94,12 @@ std::string print_decl(const ADecl& d) {
   };
   switch (d.k) {
     case ADecl::K::Dimension: return s + tail("dimension " + d.name);
+    case ADecl::K::Kind: return s + tail("kind " + d.name + " of " + d.unit->text);
     case ADecl::K::Prefix: return s + "prefix " + d.name + " = " + number(d.scale);
     case ADecl::K::Unit:
       if (!d.base_dim.empty()) return s + tail("unit " + d.name + " : " + d.base_dim);
-      return s + tail("unit " + d.name + " = " + (d.scale != 1 ? number(d.scale) + " " : "") + (d.unit ? d.unit->text : ""));
+      if (!d.unit) return s + tail("unit " + d.name + " = " + number(d.scale));
+      return s + tail("unit " + d.name + " = " + (d.scale != 1 ? number(d.scale) + " " : "") + d.unit->text);
     case ADecl::K::Ref: {
       std::string line = "ref " + d.name + " " + quoted(d.citation);
       if (!d.ref_kind.empty()) line += " kind " + d.ref_kind;

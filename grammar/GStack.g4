@@ -11,11 +11,15 @@ docs         : DOC* ;
 systemDecl   : SYSTEM name=IDENT ( PREFIX ns=IDENT )? desc=STRING? foreignClause? ;
 useDecl      : USE IDENT (',' IDENT)* ;
 
-decl         : docs ( dimensionDecl | unitDecl | prefixDecl | refDecl | varDecl | constDecl | relationDecl
+decl         : docs ( dimensionDecl | kindDecl | unitDecl | prefixDecl | refDecl | varDecl | constDecl | relationDecl
                     | exportDecl | templateDecl | instanceDecl ) ;
 
 dimensionDecl: DIMENSION name=IDENT desc=STRING? ;
-// `unit m : length` makes m the base unit of a base dimension; `unit J = kg*m^2/s^2` derives one.
+// `kind gpu_count of 1`: a quantity kind, checked like a base dimension and erased to its dimension
+// after the unit check (`of` is matched as a word, so it stays usable as a name elsewhere).
+kindDecl     : KIND_KW name=IDENT of=IDENT unitExpr desc=STRING? ;
+// `unit m : length` makes m the base unit of a base dimension (or of a kind: `unit GPU : gpu_count`);
+// `unit J = kg*m^2/s^2` derives one.
 unitDecl     : UNIT name=IDENT ( ':' base=IDENT | '=' scale=signedNumber? unitExpr? ) desc=STRING? ;
 prefixDecl   : PREFIX name=IDENT '=' signedNumber ;
 refDecl      : REF name=IDENT citation=STRING refField* ;

@@ -50,10 +50,11 @@ void ModelIndex::index_file(const AFile& file) {
         declare(NameKind::Reference, d.name, d.at, &d);
         break;
       case ADecl::K::Dimension:
+      case ADecl::K::Kind:
       case ADecl::K::Unit:
       case ADecl::K::Prefix:
         declare(NameKind::Unit, d.name, d.at, &d);
-        if (!d.base_dim.empty()) use(NameKind::Unit, d.base_dim, d.base_at, false);
+        if (!d.base_dim.empty() && d.k == ADecl::K::Unit) use(NameKind::Unit, d.base_dim, d.base_at, false);
         break;
       case ADecl::K::Relation: {
         for (const auto* e : {&d.validity, &d.lhs, &d.rhs, &d.cond, &d.initial, &d.count, &d.mean})
@@ -178,9 +179,10 @@ std::string hover_markdown(const ModelIndex& index, const Declaration& d) {
       if (!d.file->system_doc.empty()) md += "\n\n" + text(d.file->system_doc);
       break;
     case NameKind::Unit: {
-      const char* what = decl->k == ADecl::K::Dimension ? "dimension" : decl->k == ADecl::K::Prefix ? "prefix" : "unit";
+      const char* what = decl->k == ADecl::K::Dimension ? "dimension" : decl->k == ADecl::K::Kind ? "kind" : decl->k == ADecl::K::Prefix ? "prefix" : "unit";
       md = std::string("**") + what + " `" + d.name + "`**";
       if (decl->k == ADecl::K::Prefix) md += " = " + shortest(decl->scale);
+      else if (decl->k == ADecl::K::Kind) md += " of `" + decl->unit->text + "`";
       else if (!decl->base_dim.empty()) md += " : base unit of `" + decl->base_dim + "`";
       else if (decl->k == ADecl::K::Unit)
         md += " = " + (decl->scale != 1 || !decl->unit ? shortest(decl->scale) + " " : "") + (decl->unit ? "`" + decl->unit->text + "`" : "");

@@ -51,7 +51,23 @@ class Typer {
   const Model& m_;
   Diagnostics& d_;
 
-  std::string dim(const Dim& d) const { return m_.img.units.describe(d); }
+  std::string dim(const Dim& d) const { return m_.units.describe(d); }
+
+  // Two dimensions that may meet in a sum, a comparison, a branch or min/max: the same, or the same once
+  // kinds are erased with one side kind-free (a plain number takes the other side's kind). Two different
+  // kinds are E-KIND-MISMATCH.
+  enum class Fit { Same, Kinds, Dims };
+  Fit fit(const Dim& a, const Dim& b) const {
+    if (a == b) return Fit::Same;
+    if (!(m_.erase(a) == m_.erase(b))) return Fit::Dims;
+    return m_.kind_free(a) || m_.kind_free(b) ? Fit::Same : Fit::Kinds;
+  }
+  Dim join(const Dim& a, const Dim& b) const { return m_.kind_free(a) ? b : a; }
+  void kinds_differ(const Location& at, const std::string& what, const Dim& a, const Dim& b) {
+    d_.error(at, "E-KIND-MISMATCH", what + " are different kinds of quantity: left is " + dim(a) + ", right is " + dim(b),
+             "both are " + dim(m_.erase(a)) + " once kinds are erased, but they count different things; convert one with a ratio in " +
+                 dim(a / b));
+  }
 
   std::optional<Typed> run(TExpr& e) {
     auto t = node(e);
@@ -65,7 +81,7 @@ class Typer {
       case TExpr::K::Num:
         if (!finite_constant(e.value, src.at, e.quantity ? "this quantity in base units" : "this number")) return std::nullopt;
         return Typed{e.quantity ? e.unit_dim : Dim{}, false, e.value};
-      case TExpr::K::Var: return Typed{m_.img.vars[e.var].dim, false, {}};
+      case TExpr::K::Var: return Typed{m_.var_dims[e.var], false, {}};
       case TExpr::K::Local: return Typed{binder_dim, false, {}};
       case TExpr::K::Neg: {
         auto a = number(e.kids[0]);
@@ -137,13 +153,17 @@ class Typer {
     switch (op) {
       case Op::Add:
       case Op::Sub:
-        if (!(a->dim == b->dim)) {
+        if (fit(a->dim, b->dim) == Fit::Kinds) {
+          kinds_differ(e.at, std::string("the terms of this ") + (op == Op::Add ? "sum" : "difference"), a->dim, b->dim);
+          return std::nullopt;
+        }
+        if (fit(a->dim, b->dim) == Fit::Dims) {
           d_.error(e.at, "E-UNIT-SUM", std::string("the terms of this ") + (op == Op::Add ? "sum" : "difference") +
                    " have different dimensions: left is " + dim(a->dim) + ", right is " + dim(b->dim),
                    "terms can only be added or subtracted when they measure the same kind of quantity");
           return std::nullopt;
         }
-        return folded(Typed{a->dim, false, fold(op == Op::Add ? x + y : x - y)}, e.at);
+        return folded(Typed{join(a->dim, b->dim), false, fold(op == Op::Add ? x + y : x - y)}, e.at);
       case Op::Mul: return folded(Typed{a->dim * b->dim, false, fold(x * y)}, e.at);
       case Op::Div:
         if (b->constant && *b->constant == 0) {
@@ -153,7 +173,7 @@ class Typer {
         }
         return folded(Typed{a->dim / b->dim, false, fold(x / y)}, e.at);
       case Op::Pow: {
-        if (!b->dim.dimensionless()) {
+        if (!m_.erase(b->dim).dimensionless()) {
           d_.error(e.kids[1].begin, "E-UNIT-EXPONENT", "an exponent must be dimensionless, but this one is " + dim(b->dim));
           return std::nullopt;
         }
@@ -164,6 +184,8 @@ class Typer {
         }
         if (a->dim.dimensionless()) return folded(Typed{Dim{}, false, fold(std::pow(x, y))}, e.at);
         auto r = b->constant ? as_rational(*b->constant) : std::nullopt;
+        if (!r && m_.erase(a->dim).dimensionless())  // a count to a variable power is a plain number
+          return folded(Typed{Dim{}, false, fold(std::pow(x, y))}, e.at);
         if (!r) {
           d_.error(e.kids[1].begin, "E-UNIT-EXPONENT",
                    "the base has dimension " + dim(a->dim) + ", so its exponent must be a constant rational number",
@@ -173,7 +195,11 @@ class Typer {
         return folded(Typed{a->dim.pow(*r), false, fold(std::pow(x, y))}, e.at);
       }
       default:  // comparisons
-        if (!(a->dim == b->dim)) {
+        if (fit(a->dim, b->dim) == Fit::Kinds) {
+          kinds_differ(e.at, "the two sides of this comparison", a->dim, b->dim);
+          return std::nullopt;
+        }
+        if (fit(a->dim, b->dim) == Fit::Dims) {
           d_.error(e.at, "E-UNIT-COMPARE", "the two sides of this comparison have different dimensions: left is " +
                    dim(a->dim) + ", right is " + dim(b->dim), "only quantities of the same kind can be compared");
           return std::nullopt;
@@ -190,19 +216,24 @@ class Typer {
     for (auto& k : te.kids) {
       auto t = number(k);
       if (!t) return std::nullopt;
-      if (info.needs_dimensionless && !t->dim.dimensionless()) {
+      if (info.needs_dimensionless && !m_.erase(t->dim).dimensionless()) {
         d_.error(k.src->begin, "E-UNIT-ARGUMENT", "the argument of '" + e.text + "' must be dimensionless, but it is " + dim(t->dim),
                  "divide by a reference quantity of the same dimension first");
         return std::nullopt;
       }
-      if (!args.empty() && !(t->dim == args[0].dim)) {
+      if (!args.empty() && fit(args[0].dim, t->dim) == Fit::Kinds) {
+        kinds_differ(k.src->begin, "the arguments of '" + e.text + "'", args[0].dim, t->dim);
+        return std::nullopt;
+      }
+      if (!args.empty() && fit(args[0].dim, t->dim) == Fit::Dims) {
         d_.error(k.src->begin, "E-UNIT-ARGUMENT", "the arguments of '" + e.text + "' have different dimensions: " + dim(args[0].dim) +
                  " and " + dim(t->dim));
         return std::nullopt;
       }
+      if (!args.empty()) t->dim = join(args[0].dim, t->dim);
       args.push_back(*t);
     }
-    Dim d = args[0].dim;
+    Dim d = args.back().dim;
     if (f == Func::Sqrt) d = d.pow(Rational{1, 2});
     else if (info.needs_dimensionless) d = Dim{};
     if (te.kids.size() == 1 && args[0].constant) {
@@ -226,12 +257,16 @@ class Typer {
       }
       auto t = number(e.kids[i]);
       if (!t) return std::nullopt;
-      if (d && !(*d == t->dim)) {
+      if (d && fit(*d, t->dim) == Fit::Kinds) {
+        kinds_differ(e.kids[i].src->begin, "this piecewise branch and the first", *d, t->dim);
+        return std::nullopt;
+      }
+      if (d && fit(*d, t->dim) == Fit::Dims) {
         d_.error(e.kids[i].src->begin, "E-UNIT-BRANCH", "this piecewise branch is " + dim(t->dim) + ", but the first branch is " + dim(*d),
                  "every branch of a piecewise must measure the same kind of quantity");
         return std::nullopt;
       }
-      d = t->dim;
+      d = d ? join(*d, t->dim) : t->dim;
     }
     return Typed{*d, false, {}};
   }
@@ -277,7 +312,7 @@ class RelationChecker {
       auto count = init ? x_.top(*r_.count) : std::nullopt;
       if (!count) return false;
       if (!same_dim(target, init->dim, decl_.initial->begin, "the initial value of '" + decl_.name + "' has the wrong dimension")) return false;
-      if (!count->dim.dimensionless()) {
+      if (!m_.erase(count->dim).dimensionless()) {
         d_.error(decl_.count->begin, "E-UNIT-MISMATCH", "the iteration count of '" + decl_.name + "' must be dimensionless",
                  "the count after 'times' is a pure number of steps");
         return false;
@@ -315,12 +350,25 @@ class RelationChecker {
   Diagnostics& d_;
   Typer x_;
 
-  const Dim& var_dim(int32_t v) const { return m_.img.vars[size_t(v)].dim; }
+  const Dim& var_dim(int32_t v) const { return m_.var_dims[size_t(v)]; }
 
+  // The side a relation's variable (or derivative) needs, `a`, against what the right side gives, `b`:
+  // the same dimension, and the same kind unless one of them has none.
   bool same_dim(const Dim& a, const Dim& b, const Location& at, const std::string& what) {
     if (a == b) return true;
-    d_.error(at, "E-UNIT-MISMATCH", what + ": left is " + m_.img.units.describe(a) + ", right is " + m_.img.units.describe(b),
-             "the right side lacks a factor with dimension " + m_.img.units.describe(a / b));
+    const UnitTable& u = m_.units;
+    if (m_.erase(a) == m_.erase(b)) {
+      if (m_.kind_free(a) || m_.kind_free(b)) return true;
+      d_.error(at, "E-KIND-MISMATCH",
+               decl_.head == Head::Constraint
+                   ? "the two sides of constraint '" + decl_.name + "' are different kinds of quantity: left is " + u.describe(a) + ", right is " + u.describe(b)
+                   : "'" + decl_.name + "' needs " + u.describe(a) + " here, but this is " + u.describe(b) + ", a different kind of quantity",
+               "both are " + u.describe(m_.erase(a)) + " once kinds are erased, but they count different things; the right side lacks a factor of " +
+                   u.describe(a / b));
+      return false;
+    }
+    d_.error(at, "E-UNIT-MISMATCH", what + ": left is " + u.describe(a) + ", right is " + u.describe(b),
+             "the right side lacks a factor with dimension " + u.describe(a / b));
     return false;
   }
 };
@@ -334,7 +382,7 @@ void check_units(Model& m, Diagnostics&) {
 
 std::string print_typed(const Model& m) {
   std::string s;
-  const UnitTable& u = m.img.units;
+  const UnitTable& u = m.units;
   for (const auto& r : m.relations) {
     s += std::string(pass_util::head_word(r.decl->head)) + " " + r.rel.name;
     if (!r.ok) {
@@ -344,7 +392,7 @@ std::string print_typed(const Model& m) {
     auto show = [&](const char* what, const std::optional<TExpr>& e) {
       if (e) s += std::string(" ") + what + " " + (e->boolean ? "condition" : u.describe(e->dim));
     };
-    if (r.lhs_var >= 0) s += ": " + m.img.vars[size_t(r.lhs_var)].name + " [" + u.describe(m.img.vars[size_t(r.lhs_var)].dim) + "]";
+    if (r.lhs_var >= 0) s += ": " + m.img.vars[size_t(r.lhs_var)].name + " [" + u.describe(m.var_dims[size_t(r.lhs_var)]) + "]";
     if (r.decl->head == Head::Constraint) show("left", r.lhs);
     show("when", r.validity);
     show("initial", r.initial);

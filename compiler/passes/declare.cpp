@@ -198,8 +198,10 @@ class Declarer {
     return ids;
   }
 
+  // Units go into two tables: the checking table (m_.units), where each kind is a base dimension of its
+  // own, and the image's, where kinds are erased to the dimension they are of.
   void declare_units(const AFile& f) {
-    UnitTable& t = img_.units;
+    UnitTable& t = m_.units;
     for (const auto& decl : f.decls) {
       if (decl.k == ADecl::K::Dimension) {
         if (dim_at_.count(decl.name)) {
@@ -207,7 +209,12 @@ class Declarer {
           continue;
         }
         dim_at_[decl.name] = decl.at;
+        img_.units.dimension_names.push_back(decl.name);
         t.dimension_names.push_back(decl.name);
+        m_.erased_base.push_back(Dim::base(img_.units.dimension_names.size() - 1));
+        m_.kind_base.push_back(false);
+      } else if (decl.k == ADecl::K::Kind) {
+        declare_kind(decl);
       } else if (decl.k == ADecl::K::Prefix) {
         if (prefix_at_.count(decl.name)) {
           duplicate(decl.at, "prefix", decl.name, prefix_at_[decl.name]);
@@ -219,8 +226,10 @@ class Declarer {
           continue;
         }
         prefix_at_[decl.name] = decl.at;
-        t.prefixes.push_back({decl.name, decl.scale});
-        t.index();
+        for (UnitTable* table : {&t, &img_.units}) {
+          table->prefixes.push_back({decl.name, decl.scale});
+          table->index();
+        }
       } else if (decl.k == ADecl::K::Unit) {
         if (unit_at_.count(decl.name)) {
           duplicate(decl.at, "unit", decl.name, unit_at_[decl.name]);
@@ -247,10 +256,38 @@ class Declarer {
           continue;
         }
         unit_at_[decl.name] = decl.at;
+        UnitDef erased = u;
+        erased.dim = m_.erase(u.dim);
+        img_.units.units.push_back(std::move(erased));
+        img_.units.index();
         t.units.push_back(std::move(u));
         t.index();
       }
     }
+  }
+
+  // `kind NAME of UNIT`: a base dimension of the checking table that erases to UNIT's dimension.
+  void declare_kind(const ADecl& decl) {
+    if (decl.base_dim != "of") {
+      d_.error(decl.base_at, "E-KIND", "expected 'of' after the kind's name, found '" + decl.base_dim + "'",
+               "write 'kind " + decl.name + " of <dimension>', e.g. 'kind gpu_count of 1'");
+      return;
+    }
+    if (dim_at_.count(decl.name)) {
+      duplicate(decl.at, "dimension or kind", decl.name, dim_at_[decl.name]);
+      return;
+    }
+    auto q = check_unit(*decl.unit, m_.units, d_);
+    if (!q) return;
+    if (q->scale != 1) {
+      d_.error(decl.unit->at, "E-KIND", "a kind is of a dimension, but '" + decl.unit->text + "' is a scaled unit",
+               "name the dimension by its base unit (or 1 for a count), e.g. 'kind " + decl.name + " of 1'");
+      return;
+    }
+    dim_at_[decl.name] = decl.at;
+    m_.units.dimension_names.push_back(decl.name);
+    m_.erased_base.push_back(m_.erase(q->dim));
+    m_.kind_base.push_back(true);
   }
 
   Assumptions check_assumptions(const ADecl& decl, double scale) {
@@ -305,8 +342,9 @@ class Declarer {
       Variable v;
       v.name = decl.name, v.description = decl.description, v.doc = decl.doc, v.system = system;
       v.span = span(decl.at);
-      auto q = check_unit(*decl.unit, img_.units, d_);
-      if (q) v.unit = decl.unit->text, v.unit_scale = q->scale, v.dim = q->dim;
+      auto q = check_unit(*decl.unit, m_.units, d_);
+      if (q) v.unit = decl.unit->text, v.unit_scale = q->scale, v.dim = m_.erase(q->dim);
+      m_.var_dims.push_back(q ? q->dim : Dim{});
       v.refs = resolve_refs(decl.refs, d_);
       if (decl.k == ADecl::K::Const) {
         v.is_constant = true, v.value = decl.value * v.unit_scale, v.assume.sign = Sign::Positive;
@@ -387,11 +425,11 @@ std::string print_declared(const Model& m) {
     for (size_t k = 0; k < img.systems[i].uses.size(); ++k) s += (k ? ", " : " uses ") + img.systems[img.systems[i].uses[k]].name;
     s += "\n";
   }
-  s += "dimensions: " + pass_util::join_names(img.units.dimension_names) + "\n";
+  s += "dimensions and kinds: " + pass_util::join_names(m.units.dimension_names) + "\n";
   s += "units: " + std::to_string(img.units.units.size()) + ", prefixes: " + std::to_string(img.units.prefixes.size()) +
        ", references: " + std::to_string(img.refs.size()) + "\n";
   for (uint32_t v = 0; v < img.vars.size(); ++v)
-    s += "var #" + std::to_string(v) + " " + img.vars[v].name + " : " + img.units.describe(img.vars[v].dim) +
+    s += "var #" + std::to_string(v) + " " + img.vars[v].name + " : " + m.units.describe(m.var_dims[v]) +
          (img.vars[v].is_constant ? " (constant)" : "") + " [" + img.systems[img.vars[v].system].name + "]\n";
   for (const auto& r : m.relations)
     s += std::string("relation ") + r.rel.name + " (" + pass_util::head_word(r.decl->head) + ")" + (r.ok ? "" : " error") + "\n";

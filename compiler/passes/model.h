@@ -51,7 +51,13 @@ struct RelationIR {
 
 struct Model {
   std::vector<AFile>* files = nullptr;
-  Image img;
+  Image img;  // its unit table and variables' dimensions have the kinds erased
+  // The checking unit table: the image's dimensions plus one base dimension per `kind`, so that a GPU
+  // count and a node count differ until lowering erases both to 1.
+  UnitTable units;
+  std::vector<Dim> erased_base;  // per base dimension of `units`: what it is in the image's table
+  std::vector<bool> kind_base;   // per base dimension of `units`: a kind
+  std::vector<Dim> var_dims;     // per variable: its dimension in `units` (img.vars[v].dim is erased)
   std::map<const SourceFile*, uint32_t> file_ids;
   std::map<std::string, uint32_t> system_ids, ref_ids, var_ids, relation_ids;
   std::map<std::string, Location> unit_at, dim_at, prefix_at, ref_at;
@@ -70,6 +76,21 @@ struct Model {
   };
   std::map<uint32_t, FallbackRef> fallback_refs;  // image relation id of an approximation -> its fallback
   bool acyclic = true;                            // check_cycles found no cycle among the identities
+
+  // A checking dimension in the image's terms: every kind replaced by the dimension it is of.
+  Dim erase(const Dim& d) const {
+    Dim out;
+    for (size_t i = 0; i < d.exps.size() && i < erased_base.size(); ++i)
+      if (!d.exps[i].is_zero()) out = out * erased_base[i].pow(d.exps[i]);
+    out.trim();
+    return out;
+  }
+  // Has `d` no kind in it (a plain dimension, or a plain number)?
+  bool kind_free(const Dim& d) const {
+    for (size_t i = 0; i < d.exps.size() && i < kind_base.size(); ++i)
+      if (kind_base[i] && !d.exps[i].is_zero()) return false;
+    return true;
+  }
 
   Span span(const Location& at) const {
     auto it = file_ids.find(at.file);

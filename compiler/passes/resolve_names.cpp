@@ -22,7 +22,7 @@ class Resolver {
     switch (e.k) {
       case AExpr::K::Num: t.value = e.number; return t;
       case AExpr::K::Quantity: {
-        auto q = pass_util::check_unit(AUnit{e.text, e.unit_at}, m_.img.units, d_);
+        auto q = pass_util::check_unit(AUnit{e.text, e.unit_at}, m_.units, d_);
         if (!q) return std::nullopt;
         t.value = e.number * q->scale, t.quantity = true, t.unit_dim = q->dim;
         return t;
