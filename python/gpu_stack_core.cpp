@@ -16,6 +16,7 @@
 #include "runtime/api/session.h"
 #include "runtime/presets.h"
 #include "runtime/report.h"
+#include "runtime/research/canonical_json.h"
 #include "runtime/sim/commands.h"
 #include "runtime/strategy/report.h"
 #include "runtime/uq/commands.h"
@@ -33,12 +34,6 @@ struct ApiError : std::runtime_error {
   int code;
   ApiError(int c, const std::string& m) : std::runtime_error(m), code(c) {}
 };
-
-std::string trimmed(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  if (s.rfind("error: ", 0) == 0) s = s.substr(7);  // the simulator's prefix; Error carries the rest
-  return s;
-}
 
 // Where the files are, as the CLI finds them (tools/frontend/workspace_env.h): the arguments, else the
 // GSTACK_* environment, else the source tree's folders.
@@ -221,12 +216,13 @@ class Model {
   // `gpu-stack simulate --json`.
   std::string simulate(gs::sim::SimulateArgs args, const std::vector<std::string>& model_presets) const {
     py::gil_scoped_release unlocked;
-    args.json = true, args.image_path = image_path_;
+    args.image_path = image_path_;
     if (!model_presets.empty()) args.model = gs::api::simulator_inputs(reg_, library(), model_presets);
-    std::ostringstream out, err;
-    const int rc = gs::sim::simulate_command(args, out, err);
-    if (rc != 0) throw ApiError(rc, trimmed(err.str()));
-    return out.str();
+    try {
+      return gs::research::pretty_dump(gs::research::Json(gs::sim::simulate_runs(args)));
+    } catch (const gs::sim::RunError& e) {
+      throw ApiError(e.failure == gs::sim::RunFailure::invariant ? 1 : 2, e.what());
+    }
   }
 
   // `gpu-stack validate --json`.

@@ -187,17 +187,6 @@ api::ScenarioInputs scenario_inputs(Fields& f, const PresetLibrary& lib, const s
   return in;
 }
 
-// A command function's answer: its JSON on success; its message (what the CLI prints on stderr) otherwise:
-// 400 for bad input (exit 2), 500 for an internal finding such as a broken simulator invariant (exit 1).
-Reply from_command(int rc, const std::ostringstream& out, const std::ostringstream& err, const std::string& usage) {
-  if (rc == 0) return {200, out.str()};
-  std::string message = err.str();
-  if (message.starts_with("error: ")) message.erase(0, 7);
-  while (!message.empty() && message.back() == '\n') message.pop_back();
-  if (message.empty()) message = "the command failed (exit status " + std::to_string(rc) + ")";
-  return error_reply(rc == 2 ? 400 : 500, message, usage);
-}
-
 }  // namespace
 
 // A policy's recovery track, kept for the last few scenario, seed and policy asked.
@@ -344,7 +333,6 @@ Reply Api::post(const std::string& endpoint, const std::string& body) const {
       return {200, api::resolve_json(reg_, api::resolve(reg_, s, t, opt, interval ? api::kResolveIntervalSamples : 0), trace)};
     }
     std::lock_guard<std::mutex> lock(model_);
-    std::ostringstream out, err;
     if (endpoint == "sweep") {
       std::vector<std::string> names = f.texts("targets", true);
       std::vector<std::string> vary = f.texts("vary", true);
@@ -363,7 +351,7 @@ Reply Api::post(const std::string& endpoint, const std::string& body) const {
                  "use fewer or coarser --vary values, or the CLI's sweep --out for large grids");
       }
       const ScenarioPoint s = scenario(lib, in);
-      return {200, sweep_json(reg_, run_sweep(reg_, s, targets, std::move(axes), zip, engine, 1), true)};
+      return {200, json(sweep_report(reg_, run_sweep(reg_, s, targets, std::move(axes), zip, engine, 1), true)).dump(2)};
     }
     if (endpoint == "uncertainty" || endpoint == "sensitivity") {
       const bool sobol = endpoint == "sensitivity";
@@ -371,12 +359,11 @@ Reply Api::post(const std::string& endpoint, const std::string& body) const {
       r.target = f.text("target", true);
       r.samples = f.count("samples", sobol ? 2000 : 20000, 1, sobol ? limits_.sobol_samples : limits_.samples);
       r.seed = f.count("seed", 1, 0, UINT64_MAX);
-      r.threads = 1, r.json = true;
+      r.threads = 1;
       api::ScenarioInputs in = scenario_inputs(f, lib, presets_dir_);
       f.done();
       const ScenarioPoint s = scenario(lib, in);
-      const int rc = sobol ? sensitivity_command(reg_, s, r, out, err) : uncertainty_command(reg_, s, r, out, err);
-      return from_command(rc, out, err, usage->second);
+      return {200, (sobol ? json(sensitivity(reg_, s, r)) : json(uncertainty(reg_, s, r))).dump(2) + "\n"};
     }
     if (endpoint == "plan") {
       strategy::StrategyRequest r;
@@ -403,9 +390,9 @@ Reply Api::post(const std::string& endpoint, const std::string& body) const {
       o.cross_validate = f.text("cross_validate", false);
       if (!o.cross_validate.empty() && o.cross_validate != "family") f.fail("'cross_validate' must be \"family\"");
       f.done();
-      o.json = true;
       o.data_dir = data_dir_;
-      return from_command(validate::validate_command(reg_, lib, o, out, err), out, err, usage->second);
+      const validate::ValidateAnswer a = validate::validate_runs(reg_, lib, o);
+      return {200, a.cross ? validate::cross_validation_json(*a.cross) : validate::report_json(*a.report)};
     }
     if (endpoint == "simulation_timeline") return simulation_timeline(reg_, presets_dir_, limits_, *tracks_, f, req);
     // simulate
@@ -424,9 +411,14 @@ Reply Api::post(const std::string& endpoint, const std::string& body) const {
     std::vector<std::string> presets;
     for (const auto& p : f.texts("preset")) presets.push_back(file_in(presets_dir_, p, "preset", [&] { return lib.names(); }));
     f.done();
-    a.image_path = image_path_, a.json = true, a.threads = 1;
+    a.image_path = image_path_, a.threads = 1;
     if (!presets.empty()) a.model = api::simulator_inputs(reg_, lib, presets);
-    return from_command(sim::simulate_command(a, out, err), out, err, usage->second);
+    try {
+      return {200, research::pretty_dump(research::Json(sim::simulate_runs(a)))};
+    } catch (const sim::RunError& e) {
+      // What the CLI prints on stderr: 400 for bad input (exit 2), 500 for a broken invariant (exit 1).
+      return error_reply(e.failure == sim::RunFailure::invariant ? 500 : 400, e.what(), usage->second);
+    }
   } catch (const RequestError& e) {
     return error_reply(400, e.what(), e.hint);
   } catch (const std::exception& e) {

@@ -98,7 +98,24 @@ const char* reason_of(int status) {
 
 }  // namespace
 
-int serve(const Registry& reg, const ServeOptions& o, std::ostream& out, std::ostream& err) {
+std::string to_string(ServeStage s) {
+  switch (s) {
+    case ServeStage::exporting: return "exporting";
+    case ServeStage::listening: return "listening";
+    case ServeStage::exposed: return "exposed";
+    case ServeStage::stopped: return "stopped";
+  }
+  return "listening";
+}
+
+void to_json(nlohmann::ordered_json& j, const ServeEvent& e) {
+  j = {{"stage", to_string(e.stage)}};
+  if (!e.site_dir.empty()) j["site_dir"] = e.site_dir;
+  if (!e.url.empty()) j["url"] = e.url;
+  if (!e.bind.empty()) j["bind"] = e.bind;
+}
+
+void serve(const Registry& reg, const ServeOptions& o, const std::function<void(const ServeEvent&)>& report) {
   if (o.port < 0 || o.port > 65535) throw std::runtime_error("--port must be between 0 and 65535");
   if (o.max_jobs < 1) throw std::runtime_error("--max-jobs must be at least 1");
   // SIGINT and SIGTERM wait for a thread of their own (below); every thread the server starts inherits
@@ -122,7 +139,7 @@ int serve(const Registry& reg, const ServeOptions& o, std::ostream& out, std::os
     so.experiments_dir = o.workspace.experiments_dir;
     so.assets_dir = o.workspace.site_assets_dir;
     so.chartjs_path = o.workspace.chartjs_path;
-    err << "exporting the observatory for the default preset into " << so.out_dir << " ...\n";
+    report({ServeStage::exporting, so.out_dir, "", ""});
     site::export_site(reg, so);
     site = so.out_dir;
   }
@@ -190,9 +207,8 @@ int serve(const Registry& reg, const ServeOptions& o, std::ostream& out, std::os
     throw std::runtime_error("cannot listen on " + o.bind + ":" + std::to_string(o.port) + " (in use, or not an address of this machine); "
                              "--port 0 picks a free port");
   const std::string host = o.bind.find(':') != std::string::npos ? "[" + o.bind + "]" : o.bind;
-  out << "serving the observatory at http://" << host << ":" << port << "/  (JSON API under /api/, GET /api/health lists it; "
-      << "Ctrl-C stops)" << std::endl;
-  if (!loopback(o.bind)) err << "warning: --bind " << o.bind << " lets other machines reach this server; it has no authentication\n";
+  report({ServeStage::listening, "", "http://" + host + ":" + std::to_string(port) + "/", o.bind});
+  if (!loopback(o.bind)) report({ServeStage::exposed, "", "", o.bind});
 
   std::atomic<bool> done{false}, signalled{false};
   std::thread waiter([&] {
@@ -210,8 +226,7 @@ int serve(const Registry& reg, const ServeOptions& o, std::ostream& out, std::os
   done = true;
   if (!signalled) pthread_kill(waiter.native_handle(), SIGTERM);  // wakes the waiter when the server ended for another reason
   waiter.join();
-  err << "stopped\n";
-  return 0;
+  report({ServeStage::stopped, "", "", ""});
 }
 
 }  // namespace gs::serve

@@ -3,7 +3,8 @@
 #pragma once
 
 #include <cstddef>
-#include <ostream>
+#include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "runtime/registry.h"
@@ -21,9 +22,23 @@ struct ServeOptions {
   Workspace workspace;  // the image, the presets and the site's files (runtime/workspace.h)
 };
 
-// Serves until SIGINT or SIGTERM, then returns 0 (the temporary site, if any, is removed). Prints the
-// address on `out` once it listens. Throws std::runtime_error on bad options (a missing --site folder, a
-// port in use), before serving.
-int serve(const Registry& reg, const ServeOptions& options, std::ostream& out, std::ostream& err);
+// What the server tells its operator as it goes (the command prints each: runtime/present/serve.h).
+enum class ServeStage {
+  exporting,  // the default preset's site is being exported into `site_dir`
+  listening,  // the server answers at `url`
+  exposed,    // it listens on `bind`, an address other machines reach, without authentication
+  stopped,    // a signal stopped it
+};
+std::string to_string(ServeStage s);  // "exporting", "listening", "exposed", "stopped"
+struct ServeEvent {
+  ServeStage stage = ServeStage::listening;
+  std::string site_dir, url, bind;
+};
+void to_json(nlohmann::ordered_json& j, const ServeEvent& e);
+
+// Serves until SIGINT or SIGTERM, then returns (the temporary site, if any, is removed), telling
+// `report` each stage. Throws std::runtime_error on bad options (a missing --site folder, a port in use),
+// before serving.
+void serve(const Registry& reg, const ServeOptions& options, const std::function<void(const ServeEvent&)>& report);
 
 }  // namespace gs::serve

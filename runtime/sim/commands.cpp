@@ -73,16 +73,16 @@ ReplicaRuns run_replicas(const Scenario& sc, const SimOptions& base, uint64_t se
   return runs;
 }
 
-// A failed replica's message and exit status: 1 for a broken invariant (a bug), 2 for bad input.
-int report_replica_error(const std::exception_ptr& error, uint32_t r, uint64_t seed, std::ostream& err) {
+// A failed replica as a RunError: a broken invariant (a bug) or bad input.
+[[noreturn]] void throw_replica_error(const std::exception_ptr& error, uint32_t r, uint64_t seed) {
   try {
     std::rethrow_exception(error);
   } catch (const std::logic_error& e) {
-    err << fmt::format("error: invariant violated in replica {} (seed {}): {}\n", r, seed + r, e.what());
-    return 1;
+    throw RunError(RunFailure::invariant, fmt::format("invariant violated in replica {} (seed {}): {}", r, seed + r, e.what()));
+  } catch (const RunError&) {
+    throw;
   } catch (const std::exception& e) {
-    err << fmt::format("error: replica {} (seed {}): {}\n", r, seed + r, e.what());
-    return 2;
+    throw RunError(RunFailure::bad_input, fmt::format("replica {} (seed {}): {}", r, seed + r, e.what()));
   }
 }
 
@@ -111,11 +111,9 @@ std::optional<ReplicaSummary> unpack_summary(const double* v) {
 }
 
 // simulate --replicas under mpirun: each rank runs its contiguous block of replicas and the ranks exchange
-// the replicas' summaries (runtime/dist), so every rank prints (rank 0 alone is heard) what one process
-// prints. A replica that failed is run again on every rank, so its message and exit status are the
-// one-process ones.
-int distributed_replicas(const Scenario& sc, const SimOptions& base, uint64_t seed, const SimulateArgs& args, unsigned threads,
-                         std::ostream& out, std::ostream& err) {
+// the replicas' summaries (runtime/dist), so every rank holds (rank 0 alone is heard) what one process
+// prints. A replica that failed is run again on every rank, so its error is the one-process one.
+research::Json distributed_replicas(const Scenario& sc, const SimOptions& base, uint64_t seed, const SimulateArgs& args, unsigned threads) {
   std::vector<std::optional<ReplicaSummary>> rows(args.replicas);
   dist::share_blocks(
       args.replicas,
@@ -136,12 +134,10 @@ int distributed_replicas(const Scenario& sc, const SimOptions& base, uint64_t se
       continue;
     }
     ReplicaRuns again = run_replicas(sc, base, seed, r, r + 1, 1);
-    if (again.errors[0]) return report_replica_error(again.errors[0], r, seed, err);
+    if (again.errors[0]) throw_replica_error(again.errors[0], r, seed);
     summaries.push_back(replica_summary(again.results[0]));  // failed on its rank only (memory, say): keep this run
   }
-  const Json j = replicas_to_json(summaries, sc.id, sc.hash());
-  out << (args.json ? research::pretty_dump(j) : replicas_text(j));
-  return 0;
+  return replicas_to_json(summaries, sc.id, sc.hash());
 }
 
 // A JSON file, or an error naming file:line:col of the first character the parser could not take.
@@ -163,7 +159,9 @@ Json parse_json_file(const std::string& path) {
 
 }  // namespace
 
-int simulate_command(const SimulateArgs& args, std::ostream& out, std::ostream& err) {
+std::string to_string(RunFailure f) { return f == RunFailure::invariant ? "invariant" : "bad_input"; }
+
+SimulateRun simulate_runs(const SimulateArgs& args) {
   Scenario sc;
   SimOptions base;
   base.timeline = args.timeline.has_value();
@@ -179,128 +177,90 @@ int simulate_command(const SimulateArgs& args, std::ostream& out, std::ostream& 
     check_work(sc, args);
     base.max_events = args.max_events;
   } catch (const std::exception& e) {
-    err << "error: " << e.what() << "\n";
-    return 2;
+    throw RunError(RunFailure::bad_input, e.what());
   }
   const uint64_t seed = args.seed.value_or(sc.seed);
   const unsigned threads = args.threads ? args.threads : std::max(1u, std::thread::hardware_concurrency() / dist::local_ranks());
-  if (args.replicas > 1 && dist::size() > 1) return distributed_replicas(sc, base, seed, args, threads, out, err);
+  SimulateRun run;
+  if (args.replicas > 1 && dist::size() > 1) {
+    run.replicas = distributed_replicas(sc, base, seed, args, threads);
+    return run;
+  }
   ReplicaRuns runs = run_replicas(sc, base, seed, 0, args.replicas, threads);
   for (uint32_t r = 0; r < args.replicas; ++r)
-    if (runs.errors[r]) return report_replica_error(runs.errors[r], r, seed, err);
+    if (runs.errors[r]) throw_replica_error(runs.errors[r], r, seed);
   if (args.timeline) try {
       gs::write_file_atomic(*args.timeline, timeline_text(runs.results[0], timeline_format_for(*args.timeline)));
     } catch (const std::exception& e) {
-      err << "error: " << e.what() << "\n";
-      return 2;
+      throw RunError(RunFailure::bad_input, e.what());
     }
-  if (args.replicas == 1) out << (args.json ? research::pretty_dump(result_to_json(runs.results[0])) : result_text(runs.results[0]));
-  else out << (args.json ? research::pretty_dump(replicas_to_json(runs.results)) : replicas_text(runs.results));
-  return 0;
+  run.results = std::move(runs.results);
+  return run;
 }
 
-int serving_simulate_command(const ServingSimulateArgs& args, std::ostream& out, std::ostream& err) {
-  ServingSimResult r;
+void to_json(Json& j, const SimulateRun& r) {
+  if (r.replicas) j = *r.replicas;
+  else j = r.results.size() == 1 ? result_to_json(r.results[0]) : replicas_to_json(r.results);
+}
+
+ServingSimResult serving_simulate(const ServingSimulateArgs& args) {
   try {
     const Registry reg = Registry::load(args.image_path);
     const PresetLibrary lib(reg, args.presets_dir);
     const ServingScenario sc = load_serving_scenario(args.scenario);
-    r = run_serving_scenario(reg, lib, sc, args.seed.value_or(sc.seed));
+    ServingSimResult r = run_serving_scenario(reg, lib, sc, args.seed.value_or(sc.seed));
     if (args.timeline) gs::write_file_atomic(*args.timeline, serving_timeline_text(r, timeline_format_for(*args.timeline)));
+    return r;
   } catch (const std::exception& e) {
-    err << "error: " << e.what() << "\n";
-    return 2;
+    throw RunError(RunFailure::bad_input, e.what());
   }
-  out << (args.json ? research::pretty_dump(serving_result_json(r)) : serving_result_text(r));
-  return 0;
 }
 
-int experiment_protocol_command(const ExperimentProtocolArgs& args, std::ostream& out, std::ostream& err) {
-  research::ExperimentProtocol p;
-  try {
-    p = research::load_frozen_protocol(args.experiments_dir, args.experiment);
-  } catch (const std::exception& e) {
-    err << "error: " << e.what() << "\n";
-    return 2;
-  }
-  if (args.json) {
-    Json j = p.to_json();
-    j["protocol_hash"] = p.hash();
-    out << research::pretty_dump(j);
-    return 0;
-  }
-  out << fmt::format("{}: {}\nprotocol_hash: {}\nquestion: {}\nhypothesis: {}\nfalsifiers:\n", p.experiment_id, p.title, p.hash(),
-                     p.question, p.hypothesis);
-  for (const auto& f : p.falsifiers) out << fmt::format("  {}: {} {}\n", f.falsifier_id, f.metric, f.rule_text());
-  out << "structured evidence requirements:\n";
-  if (p.evidence_requirements.empty()) out << "  none\n";
-  for (const auto& r : p.evidence_requirements)
-    out << fmt::format("  {}: {}; earliest {}; {}\n", r.requirement_id, r.mandatory ? "mandatory" : "optional",
-                       research::stage_name(r.earliest_resolvable_stage), r.acceptance_rule);
-  return 0;
+Json protocol_json(const research::ExperimentProtocol& p) {
+  Json j = p.to_json();
+  j["protocol_hash"] = p.hash();
+  return j;
 }
 
-int experiment_run_command(const ExperimentRunArgs& args, std::ostream& out, std::ostream& err) {
-  research::ExperimentProtocol p;
+ExperimentRun experiment_run(const ExperimentRunArgs& args) {
+  ExperimentRun run;
   Json scenario;
   ExperimentContext context;
   context.scenario_path = args.scenario;
   context.image_path = args.image_path;
   context.presets_dir = args.presets_dir;
   try {
-    p = research::load_frozen_protocol(args.experiments_dir, args.experiment);
+    run.protocol = research::load_frozen_protocol(args.experiments_dir, args.experiment);
     scenario = parse_json_file(args.scenario);
     if (args.timeline) context.timeline = timeline_format_for(*args.timeline);
   } catch (const std::exception& e) {
-    err << "error: " << e.what() << "\n";
-    return 2;
+    throw RunError(RunFailure::bad_input, e.what());
   }
-  ExperimentOutcome o;
   try {
-    o = run_experiment(p, scenario, args.seed, context);
+    run.outcome = run_experiment(run.protocol, scenario, args.seed, context);
   } catch (const std::logic_error& e) {
-    if (dynamic_cast<const std::invalid_argument*>(&e)) {
-      err << "error: " << e.what() << "\n";
-      return 2;
-    }
-    err << "error: invariant violated: " << e.what() << "\n";
-    return 1;
+    if (dynamic_cast<const std::invalid_argument*>(&e)) throw RunError(RunFailure::bad_input, e.what());
+    throw RunError(RunFailure::invariant, std::string("invariant violated: ") + e.what());
   } catch (const std::exception& e) {
-    err << "error: " << e.what() << "\n";
-    return 2;
+    throw RunError(RunFailure::bad_input, e.what());
   }
-  int status = o.verdict == research::Verdict::fail ? 1 : 0;
-  // The timeline goes next to the artifact, after it: a refused artifact leaves no timeline behind either.
-  auto write_timeline = [&]() {
-    if (!args.timeline) return true;
-    try {
-      gs::write_file_atomic(*args.timeline, o.timeline);
-      return true;
-    } catch (const std::exception& e) {
-      err << "error: " << e.what() << "\n";
-      return false;
-    }
-  };
-  if (!args.output) {
-    if (!write_timeline()) return 2;
-    out << research::pretty_dump(o.sealed);
-    return status;
-  }
-  research::StoredArtifact stored;
   try {
-    stored = research::store_artifact(o.sealed, *args.output, p.experiment_id + "-");
+    if (args.output) run.stored = research::store_artifact(run.outcome.sealed, *args.output, run.protocol.experiment_id + "-");
+    // The timeline goes next to the artifact, after it: a refused artifact leaves no timeline behind either.
+    if (args.timeline) gs::write_file_atomic(*args.timeline, run.outcome.timeline);
   } catch (const std::exception& e) {
-    err << "error: " << e.what() << "\n";
-    return 2;
+    throw RunError(RunFailure::bad_input, e.what());
   }
-  if (!write_timeline()) return 2;
-  if (args.json)
-    out << research::pretty_dump({{"path", stored.path}, {"artifact_sha256", stored.sha256}, {"already_present", stored.already_present},
-                                  {"verdict", research::verdict_name(o.verdict)}, {"conclusion", o.conclusion}});
-  else
-    out << fmt::format("{} {} ({}): artifact {} {} {}\n", p.experiment_id, research::verdict_name(o.verdict), o.conclusion, stored.sha256,
-                       stored.already_present ? "already at" : "written to", stored.path);
-  return status;
+  return run;
+}
+
+void to_json(Json& j, const ExperimentRun& r) {
+  if (!r.stored) {
+    j = r.outcome.sealed;
+    return;
+  }
+  j = Json{{"path", r.stored->path}, {"artifact_sha256", r.stored->sha256}, {"already_present", r.stored->already_present},
+           {"verdict", research::verdict_name(r.outcome.verdict)}, {"conclusion", r.outcome.conclusion}};
 }
 
 }  // namespace gs::sim

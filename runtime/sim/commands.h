@@ -1,15 +1,21 @@
-// The simulator's and the research layer's commands, as plain functions for the gpu-stack main (the only
-// translation unit that parses the command line). Each returns the exit status: 0 success, 1 findings
-// (a failed gate, a broken invariant), 2 bad usage or bad input; human text or JSON goes to `out`,
-// diagnostics to `err`.
+// The simulator's and the research layer's runs behind `simulate`, `simulate --serving` and
+// `experiment-run`, as typed results with `to_json` beside them. A run that fails throws RunError, which
+// says whether the input was bad or an invariant broke; the commands (tools/gpu-stack/simulate.cpp) print
+// the results (text renderers in runtime/present/sim.h and runtime/sim/report.h) and choose exit codes.
 #pragma once
 
 #include <cstdint>
 #include <optional>
-#include <ostream>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
+#include "runtime/research/protocol.h"
+#include "runtime/research/store.h"
+#include "runtime/sim/engine.h"
+#include "runtime/sim/experiments.h"
 #include "runtime/sim/scenario_toml.h"
+#include "runtime/sim/serving_scenario.h"
 
 namespace gs::sim {
 
@@ -19,13 +25,20 @@ constexpr double kDefaultMaxGpuDays = 1e8;
 constexpr uint64_t kDefaultMaxEvents = 100'000'000;
 constexpr uint32_t kMaxReplicas = 1'000'000;
 
+// Why a run failed: bad input (a scenario, a flag, a file) or a broken invariant of the simulator (a bug).
+enum class RunFailure { bad_input, invariant };
+std::string to_string(RunFailure f);  // "bad_input", "invariant"
+struct RunError : std::runtime_error {
+  RunError(RunFailure f, const std::string& message) : std::runtime_error(message), failure(f) {}
+  RunFailure failure;
+};
+
 struct SimulateArgs {
   std::string scenario;              // TOML scenario file
   std::string image_path;            // registry image, for its unit table
   std::optional<uint64_t> seed;      // default: the scenario's seed
   uint32_t replicas = 1;             // replica r runs with seed + r
   std::optional<std::string> policy; // replace every job's recovery: restart, wait_restore, in_memory, elastic, adaptive
-  bool json = false;
   unsigned threads = 0;              // replicas run in parallel; 0 = one per hardware thread
   std::optional<ModelValues> model;  // simulator variables resolved from the model (--preset)
   // Work caps, checked before a run (GPU-days: replicas x GPUs x horizon in days, at least one day) and
@@ -34,7 +47,16 @@ struct SimulateArgs {
   uint64_t max_events = kDefaultMaxEvents;
   std::optional<std::string> timeline;  // write the per-event timeline and utilisation here (.csv: CSV, else JSONL)
 };
-int simulate_command(const SimulateArgs& args, std::ostream& out, std::ostream& err);
+// The replicas' results; under mpirun with several replicas, each rank's block exchanged as summaries
+// (then `replicas` holds replicas_to_json of them and `results` is empty). The timeline is written when
+// asked for.
+struct SimulateRun {
+  std::vector<SimResult> results;
+  std::optional<research::Json> replicas;
+};
+SimulateRun simulate_runs(const SimulateArgs& args);
+// `simulate --json`: result_to_json of one replica, replicas_to_json of several.
+void to_json(research::Json& j, const SimulateRun& r);
 
 // `simulate --serving SCENARIO.toml`: the request-level serving simulation (serving_scenario.h).
 struct ServingSimulateArgs {
@@ -42,17 +64,13 @@ struct ServingSimulateArgs {
   std::string image_path;               // registry image: the model that prices the replica
   std::string presets_dir;              // where the scenario's serving preset and the binding live
   std::optional<uint64_t> seed;         // default: the scenario's
-  bool json = false;
   std::optional<std::string> timeline;  // per-request records here (.csv: CSV, else JSON Lines)
 };
-int serving_simulate_command(const ServingSimulateArgs& args, std::ostream& out, std::ostream& err);
+// Any failure is bad input. The result's JSON and text are serving_result_json/_text (serving_report.h).
+ServingSimResult serving_simulate(const ServingSimulateArgs& args);
 
-struct ExperimentProtocolArgs {
-  std::string experiment;       // E001 ... E006 (case-insensitive)
-  std::string experiments_dir;  // the front end's (Workspace::experiments_dir) unless --experiments names one
-  bool json = false;
-};
-int experiment_protocol_command(const ExperimentProtocolArgs& args, std::ostream& out, std::ostream& err);
+// `experiment-protocol --json`: the frozen protocol's JSON with its hash.
+research::Json protocol_json(const research::ExperimentProtocol& p);
 
 struct ExperimentRunArgs {
   std::string experiment;
@@ -60,10 +78,19 @@ struct ExperimentRunArgs {
   std::optional<std::string> output;    // a directory (content-addressed file name) or a file; none: stdout
   std::optional<uint64_t> seed;         // default: the scenario's seed
   std::string experiments_dir;
-  bool json = false;                    // with --output: print the stored path and verdict as JSON
   std::string image_path, presets_dir;  // the model: its unit table (a TOML world) and the serving experiments' pricing
   std::optional<std::string> timeline;  // every policy's per-event timeline (.csv: CSV, else JSONL)
 };
-int experiment_run_command(const ExperimentRunArgs& args, std::ostream& out, std::ostream& err);
+// An experiment run under its frozen protocol: the sealed outcome and, with `output`, where the artifact
+// is stored (never overwritten: other content at the path is bad input). The timeline is written after
+// the artifact.
+struct ExperimentRun {
+  research::ExperimentProtocol protocol;
+  ExperimentOutcome outcome;
+  std::optional<research::StoredArtifact> stored;
+};
+ExperimentRun experiment_run(const ExperimentRunArgs& args);
+// The sealed artifact, or with `stored` the path, hash, verdict and conclusion.
+void to_json(research::Json& j, const ExperimentRun& r);
 
 }  // namespace gs::sim

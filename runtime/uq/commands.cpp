@@ -1,7 +1,5 @@
 #include "runtime/uq/commands.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <climits>
@@ -36,24 +34,6 @@ Plan complete_plan(const Registry& reg, const ScenarioPoint& s, const std::vecto
   if (!plan.complete()) throw PresetError(plan.describe_missing());
   return plan;
 }
-
-class ProgressBar {
- public:
-  ProgressBar(std::ostream& err, bool enabled, size_t total) : err_(err), enabled_(enabled && isatty(STDERR_FILENO)), total_(total) {}
-  void operator()(size_t done) {
-    if (!enabled_ || total_ == 0) return;
-    const int width = 40, filled = int(double(done) / double(total_) * width);
-    err_ << "\r[" << std::string(size_t(filled), '#') << std::string(size_t(width - filled), ' ') << "] "
-         << int(100.0 * double(done) / double(total_)) << "%" << std::flush;
-    if (done >= total_) err_ << "\n";
-  }
-  bool enabled() const { return enabled_; }
-
- private:
-  std::ostream& err_;
-  bool enabled_;
-  size_t total_;
-};
 
 // The unit a swept input's CSV column is written in: the one its --vary text used, else its declared unit.
 const std::string& axis_unit(const Registry& reg, const SweepAxis& a) { return a.unit.empty() ? reg.var(a.var).unit : a.unit; }
@@ -279,114 +259,88 @@ SweepResult run_sweep(const Registry& reg, const ScenarioPoint& s, const std::ve
   return r;
 }
 
-namespace {
+JitCacheReport jit_cache_report() { return {jit_cache_dir(), jit_cache_stats()}; }
 
-// What this process's JITs did with the on-disk compiled-cone cache (runtime/jit/object_cache.h): its
-// folder (null when off) and the cones linked from it, compiled, stored and found unusable.
-json jit_cache_json() {
-  const JitCacheStats st = jit_cache_stats();
-  json j;
-  j["dir"] = jit_cache_dir().empty() ? json(nullptr) : json(jit_cache_dir());
-  j["loaded"] = st.loaded, j["compiled"] = st.compiled, j["stored"] = st.stored, j["rejected"] = st.rejected;
-  return j;
+void to_json(json& j, const JitCacheReport& r) {
+  j = json::object();
+  j["dir"] = r.dir.empty() ? json(nullptr) : json(r.dir);
+  j["loaded"] = r.stats.loaded, j["compiled"] = r.stats.compiled, j["stored"] = r.stats.stored, j["rejected"] = r.stats.rejected;
 }
 
-// The summary `sweep --json` prints: engine, timing, each target's finite range, inputs not read.
-json sweep_summary(const Registry& reg, const SweepResult& r, const std::string& out_path) {
-  const size_t points = r.points;
-  const double seconds = r.seconds;
-  json j;
-  j["engine"] = r.engine;
-  j["threads"] = r.threads;
-  j["points"] = points;
-  j["seconds"] = seconds;
-  j["evaluations_per_second"] = seconds > 0 ? double(points) / seconds : 0.0;
-  j["compile_ms"] = r.compile_ms;
-  j["jit_cache"] = jit_cache_json();
-  j["nonfinite"] = r.nonfinite;
-  json unused = json::array();
-  for (uint32_t v : r.inputs_not_read) unused.push_back(reg.var(v).name);
-  j["inputs_not_read"] = unused;
-  json tj = json::array();
+SweepReport sweep_report(const Registry& reg, const SweepResult& r, bool with_points) {
+  SweepReport rep;
+  rep.engine = r.engine, rep.threads = r.threads, rep.points = r.points, rep.seconds = r.seconds, rep.compile_ms = r.compile_ms;
+  rep.jit_cache = jit_cache_report();
+  rep.nonfinite = r.nonfinite;
+  for (uint32_t v : r.inputs_not_read) rep.inputs_not_read.push_back(reg.var(v).name);
   for (size_t t = 0; t < r.targets.size(); ++t) {
     double lo = INFINITY, hi = -INFINITY;
-    for (size_t p = 0; p < points; ++p)
+    for (size_t p = 0; p < r.points; ++p)
       if (double v = r.y[p * r.targets.size() + t]; std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
-    tj.push_back({{"name", reg.var(r.targets[t]).name}, {"unit", base_unit(reg, r.targets[t])},
-                  {"min", std::isfinite(lo) ? json(lo) : json(nullptr)}, {"max", std::isfinite(hi) ? json(hi) : json(nullptr)}});
+    SweepTargetRange range{r.targets[t], reg.var(r.targets[t]).name, base_unit(reg, r.targets[t]), std::nullopt, std::nullopt};
+    if (std::isfinite(lo)) range.min = lo;
+    if (std::isfinite(hi)) range.max = hi;
+    rep.targets.push_back(std::move(range));
   }
-  j["targets"] = tj;
-  if (!out_path.empty()) j["out"] = out_path;
-  return j;
+  rep.with_points = with_points;
+  if (with_points) {
+    for (size_t a = 0; a < r.axes.size(); ++a) {
+      SweepAxisValues axis{reg.var(r.axes[a].var).name, base_unit(reg, r.axes[a].var), {}};
+      for (size_t p = 0; p < r.points; ++p) axis.values.push_back(r.axis_value(a, p));
+      rep.axes.push_back(std::move(axis));
+    }
+    for (size_t t = 0; t < r.targets.size(); ++t) {
+      std::vector<double> col;
+      for (size_t p = 0; p < r.points; ++p) col.push_back(r.y[p * r.targets.size() + t]);
+      rep.values.push_back(std::move(col));
+    }
+  }
+  return rep;
 }
 
-}  // namespace
-
-std::string sweep_json(const Registry& reg, const SweepResult& r, bool with_points) {
-  json j = sweep_summary(reg, r, "");
-  if (with_points) {
+void to_json(json& j, const SweepReport& r) {
+  const auto number = [](const std::optional<double>& x) { return x ? json(*x) : json(nullptr); };
+  j = json::object();
+  j["engine"] = r.engine;
+  j["threads"] = r.threads;
+  j["points"] = r.points;
+  j["seconds"] = r.seconds;
+  j["evaluations_per_second"] = r.seconds > 0 ? double(r.points) / r.seconds : 0.0;
+  j["compile_ms"] = r.compile_ms;
+  j["jit_cache"] = r.jit_cache;
+  j["nonfinite"] = r.nonfinite;
+  j["inputs_not_read"] = r.inputs_not_read;
+  json tj = json::array();
+  for (const auto& t : r.targets) tj.push_back({{"name", t.name}, {"unit", t.unit}, {"min", number(t.min)}, {"max", number(t.max)}});
+  j["targets"] = tj;
+  if (!r.out.empty()) j["out"] = r.out;
+  if (r.fits) j["fits"] = {{"column", r.fits->column}, {"constraint", r.fits->constraint}, {"points_not_fitting", r.fits->points_not_fitting}};
+  if (r.with_points) {
     json axes = json::array();
-    for (size_t a = 0; a < r.axes.size(); ++a) {
-      json values = json::array();
-      for (size_t p = 0; p < r.points; ++p) values.push_back(r.axis_value(a, p));
-      axes.push_back({{"name", reg.var(r.axes[a].var).name}, {"unit", base_unit(reg, r.axes[a].var)}, {"values", values}});
-    }
+    for (const auto& a : r.axes) axes.push_back({{"name", a.name}, {"unit", a.unit}, {"values", a.values}});
     j["axes"] = axes;
     json ys = json::array();
-    for (size_t t = 0; t < r.targets.size(); ++t) {
+    for (const auto& values : r.values) {
       json col = json::array();
-      for (size_t p = 0; p < r.points; ++p)
-        if (double v = r.y[p * r.targets.size() + t]; std::isfinite(v)) col.push_back(v);
+      for (double v : values)
+        if (std::isfinite(v)) col.push_back(v);
         else col.push_back(nullptr);
       ys.push_back(col);
     }
     j["values"] = ys;
   }
-  return j.dump(2);
 }
 
-int sweep_command(const Registry& reg, const ScenarioPoint& s, const SweepRequest& req, std::ostream& out, std::ostream& err) {
+SweepReport sweep(const Registry& reg, const ScenarioPoint& s, const SweepRequest& req, const std::function<void(size_t, size_t)>& progress) {
   std::vector<uint32_t> targets;
   for (const auto& t : req.targets) targets.push_back(lookup_variable(reg, t, "target variable"));
   std::vector<SweepAxis> axes = parse_sweep_axes(reg, req.vary);
-  std::optional<ProgressBar> bar;
-  std::function<void(size_t, size_t)> progress;
-  if (req.progress && isatty(STDERR_FILENO))
-    progress = [&](size_t done, size_t total) {
-      if (!bar) bar.emplace(err, true, total);
-      (*bar)(done);
-    };
   const SweepResult r = run_sweep(reg, s, targets, std::move(axes), req.zip, req.engine, req.threads, progress, req.fit ? &*req.fit : nullptr);
   if (!req.out_path.empty() && dist::root()) write_sweep_file(reg, req.out_path, r);  // under mpirun, rank 0 alone writes
-
-  const size_t points = r.points;
-  const double seconds = r.seconds;
-  json j = sweep_summary(reg, r, req.out_path);
-  if (!r.fits.empty())
-    j["fits"] = {{"column", r.fits_column}, {"constraint", reg.relation(req.fit->constraint).name}, {"points_not_fitting", r.not_fitting}};
-  const json& tj = j["targets"];
-  for (uint32_t v : r.inputs_not_read)
-    err << "note: " << reg.var(v).name << " does not affect " << (targets.size() == 1 ? reg.var(targets[0]).name : "any of the targets")
-        << " under this scenario (a relation or an assignment downstream decides it); its points repeat the same value\n";
-  if (req.json) {
-    out << j.dump(2) << "\n";
-  } else {
-    out << "sweep: " << points << " points in " << format_number(seconds) << " s (" << format_number(double(points) / std::max(seconds, 1e-12))
-        << " evaluations/s, engine " << req.engine << ", " << r.threads << " thread" << (r.threads == 1 ? "" : "s") << ")\n";
-    for (size_t t = 0; t < targets.size(); ++t) {
-      const auto& row = tj[t];
-      const Variable& v = reg.var(targets[t]);
-      out << "  " << v.name << ": " << (row["min"].is_null() ? "no finite value" :
-             format_quantity(reg.units(), v, row["min"].get<double>()) + " .. " + format_quantity(reg.units(), v, row["max"].get<double>())) << "\n";
-    }
-    if (r.nonfinite) out << "  warning: " << r.nonfinite << " non-finite results (NaN or infinity)\n";
-    if (r.not_fitting)
-      out << "  warning: " << r.not_fitting << " of " << points << " points do not fit in HBM (" << reg.relation(req.fit->constraint).name
-          << " fails): their values are for a layout that cannot run" << (req.out_path.empty() ? "; --out FILE marks them" : "; the file marks them")
-          << " in the '" << r.fits_column << "' column\n";
-    if (!req.out_path.empty()) out << "  wrote " << req.out_path << "\n";
-  }
-  return 0;
+  SweepReport rep = sweep_report(reg, r, false);
+  rep.out = req.out_path;
+  if (!r.fits.empty()) rep.fits = SweepFitNote{r.fits_column, reg.relation(req.fit->constraint).name, r.not_fitting};
+  return rep;
 }
 
 std::optional<Interval> interval_of(const Registry& reg, const ScenarioPoint& s, uint32_t target, size_t samples, uint64_t seed) {
@@ -483,61 +437,49 @@ SensitivityResult run_sensitivity(const Registry& reg, const ScenarioPoint& s, u
   return r;
 }
 
-int uncertainty_command(const Registry& reg, const ScenarioPoint& s, const SamplingRequest& req, std::ostream& out, std::ostream&) {
-  const uint32_t target = lookup_variable(reg, req.target, "target variable");
-  const UncertaintyResult r = run_uncertainty(reg, s, target, req.samples, req.seed, req.threads, false, req.streaming);
-  const Summary& sum = r.summary;
-  const double seconds = r.seconds;
-  const Variable& v = reg.var(target);
-  if (req.json) {
-    json j;
-    j["target"] = v.name, j["unit"] = base_unit(reg, target), j["samples"] = sum.samples, j["seed"] = req.seed;
-    j["nonfinite"] = sum.nonfinite, j["mean"] = sum.mean, j["sd"] = sum.sd, j["median"] = sum.p50;
-    j["p5"] = sum.p5, j["p95"] = sum.p95, j["min"] = sum.min, j["max"] = sum.max, j["seconds"] = seconds;
-    j["summary"] = r.streamed ? "streaming" : "selection";
-    j["jit_cache"] = jit_cache_json();
-    json inputs = json::array();
-    for (const auto& [var, dist] : s.uncertain) inputs.push_back({{"name", reg.var(var).name}, {"distribution", dist.describe()}, {"unit", base_unit(reg, var)}});
-    j["inputs"] = inputs;
-    j["histogram"] = {{"edges", sum.bin_edges}, {"counts", sum.bin_counts}};
-    out << j.dump(2) << "\n";
-    return 0;
-  }
-  auto q = [&](double x) { return format_quantity(reg.units(), v, x); };
-  out << v.name << " under " << s.uncertain.size() << " uncertain input" << (s.uncertain.size() == 1 ? "" : "s") << ", "
-      << sum.samples << " samples (seed " << req.seed << ", " << format_number(seconds) << " s)\n";
-  out << "  mean   " << q(sum.mean) << "\n  median " << q(sum.p50) << "\n  90% interval " << q(sum.p5) << " .. " << q(sum.p95) << "\n";
-  if (sum.nonfinite) out << "  warning: " << sum.nonfinite << " samples gave no finite value\n";
-  size_t peak = *std::max_element(sum.bin_counts.begin(), sum.bin_counts.end());
-  for (size_t b = 0; b < sum.bin_counts.size(); ++b)
-    out << "  " << q(sum.bin_edges[b]) << "\t" << std::string(peak ? sum.bin_counts[b] * 40 / peak : 0, '#') << "\n";
-  return 0;
+void to_json(json& j, const UncertaintyReport& r) {
+  const Summary& sum = r.result.summary;
+  j = json::object();
+  j["target"] = r.target, j["unit"] = r.unit, j["samples"] = sum.samples, j["seed"] = r.result.seed;
+  j["nonfinite"] = sum.nonfinite, j["mean"] = sum.mean, j["sd"] = sum.sd, j["median"] = sum.p50;
+  j["p5"] = sum.p5, j["p95"] = sum.p95, j["min"] = sum.min, j["max"] = sum.max, j["seconds"] = r.result.seconds;
+  j["summary"] = r.result.streamed ? "streaming" : "selection";
+  j["jit_cache"] = r.jit_cache;
+  json inputs = json::array();
+  for (const auto& in : r.inputs) inputs.push_back({{"name", in.name}, {"distribution", in.distribution}, {"unit", in.unit}});
+  j["inputs"] = inputs;
+  j["histogram"] = {{"edges", sum.bin_edges}, {"counts", sum.bin_counts}};
 }
 
-int sensitivity_command(const Registry& reg, const ScenarioPoint& s, const SamplingRequest& req, std::ostream& out, std::ostream&) {
+UncertaintyReport uncertainty(const Registry& reg, const ScenarioPoint& s, const SamplingRequest& req) {
+  const uint32_t target = lookup_variable(reg, req.target, "target variable");
+  UncertaintyReport rep;
+  rep.result = run_uncertainty(reg, s, target, req.samples, req.seed, req.threads, false, req.streaming);
+  rep.target = reg.var(target).name, rep.unit = base_unit(reg, target);
+  rep.jit_cache = jit_cache_report();
+  for (const auto& [var, dist] : s.uncertain) rep.inputs.push_back({reg.var(var).name, dist.describe(), base_unit(reg, var)});
+  return rep;
+}
+
+void to_json(json& j, const SensitivityReport& r) {
+  j = json::object();
+  j["target"] = r.target, j["samples"] = r.samples, j["seed"] = r.seed, j["evaluations"] = r.evaluations;
+  j["variance"] = r.variance;
+  j["estimators"] = {{"first_order", "Saltelli et al. 2010"}, {"total_order", "Jansen 1999"}};
+  json rows = json::array();
+  for (const auto& in : r.inputs)
+    rows.push_back({{"name", in.name}, {"first_order", in.first}, {"total_order", in.total}, {"elasticity", in.elasticity},
+                    {"distribution", in.distribution}});
+  j["inputs"] = rows;
+}
+
+SensitivityReport sensitivity(const Registry& reg, const ScenarioPoint& s, const SamplingRequest& req) {
   const uint32_t target = lookup_variable(reg, req.target, "target variable");
   const SensitivityResult r = run_sensitivity(reg, s, target, req.samples, req.seed, req.threads);
-  if (req.json) {
-    json j;
-    j["target"] = reg.var(target).name, j["samples"] = req.samples, j["seed"] = req.seed, j["evaluations"] = r.evaluations;
-    j["variance"] = r.variance;
-    j["estimators"] = {{"first_order", "Saltelli et al. 2010"}, {"total_order", "Jansen 1999"}};
-    json rows = json::array();
-    for (const auto& in : r.inputs)
-      rows.push_back({{"name", reg.var(in.var).name}, {"first_order", in.first}, {"total_order", in.total},
-                      {"elasticity", in.elasticity}, {"distribution", in.dist.describe()}});
-    j["inputs"] = rows;
-    out << j.dump(2) << "\n";
-    return 0;
-  }
-  out << "Sobol indices of " << reg.var(target).name << " (" << r.evaluations << " evaluations, seed " << req.seed << ")\n";
-  out << "  first   total   elasticity  input\n";
-  for (const auto& in : r.inputs) {
-    char line[160];
-    std::snprintf(line, sizeof line, "  %6.3f  %6.3f  %+10.4f  ", in.first, in.total, in.elasticity);
-    out << line << reg.var(in.var).name << "\n";
-  }
-  return 0;
+  SensitivityReport rep;
+  rep.target = reg.var(target).name, rep.samples = req.samples, rep.seed = req.seed, rep.evaluations = r.evaluations, rep.variance = r.variance;
+  for (const auto& in : r.inputs) rep.inputs.push_back({reg.var(in.var).name, in.first, in.total, in.elasticity, in.dist.describe()});
+  return rep;
 }
 
 }  // namespace gs

@@ -1,18 +1,21 @@
-// The sweep, uncertainty and sensitivity commands, as functions the CLI calls. Each prints text or JSON
-// to `out`, progress and diagnostics to `err`, and returns the exit status (0 ok, 2 bad input).
+// Sweeps, Monte Carlo uncertainty and Sobol sensitivity as typed results: the run_* functions return the
+// numbers (by variable id), and sweep(), uncertainty() and sensitivity() return the reports the commands
+// and the server present, each with its `to_json` beside it. Bad input throws PresetError. Text renderers
+// are in runtime/present/uq.h; the CLI (tools/gpu-stack/numeric.cpp) prints and chooses exit codes.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
-#include <ostream>
 #include <string>
 #include <vector>
 
 #include "runtime/memory_fit.h"
 #include "runtime/registry.h"
 #include "runtime/distribution.h"
+#include "runtime/jit/object_cache.h"
 #include "runtime/uq/sweep_spec.h"
 #include "runtime/uq/uncertainty.h"
 
@@ -31,8 +34,6 @@ struct SweepRequest {
   std::string engine = "jit";     // jit or ginac
   unsigned threads = 0;           // 0: all cores
   std::string out_path;           // .csv or .json; empty: summary only
-  bool json = false;
-  bool progress = false;          // draw a progress bar on `err`
   std::optional<MemoryFitCheck> fit;  // when set and the scenario prices its memory: a fits column per point
 };
 
@@ -41,7 +42,6 @@ struct SamplingRequest {
   size_t samples = 0;
   uint64_t seed = 1;
   unsigned threads = 0;
-  bool json = false;
   bool streaming = false;  // uncertainty: summarise without a sample array (monte_carlo_summary)
 };
 
@@ -116,14 +116,83 @@ struct SensitivityResult {
 SensitivityResult run_sensitivity(const Registry& reg, const ScenarioPoint& scenario, uint32_t target, size_t samples,
                                   uint64_t seed, unsigned threads);
 
-// The `sweep --json` summary of a result (engine, timing, each target's range, inputs not read); with
-// `with_points`, also each axis's values and each target's values per point (base units; null where not
-// finite), as the server returns them.
-std::string sweep_json(const Registry& reg, const SweepResult& r, bool with_points);
+// What this process's JITs did with the on-disk compiled-cone cache (runtime/jit/object_cache.h): its
+// folder (empty when off) and the cones linked from it, compiled, stored and found unusable.
+struct JitCacheReport {
+  std::string dir;
+  JitCacheStats stats;
+};
+JitCacheReport jit_cache_report();
+void to_json(nlohmann::ordered_json& j, const JitCacheReport& r);
 
-int sweep_command(const Registry& reg, const ScenarioPoint& scenario, const SweepRequest& req, std::ostream& out, std::ostream& err);
-int uncertainty_command(const Registry& reg, const ScenarioPoint& scenario, const SamplingRequest& req, std::ostream& out, std::ostream& err);
-int sensitivity_command(const Registry& reg, const ScenarioPoint& scenario, const SamplingRequest& req, std::ostream& out, std::ostream& err);
+// A sweep as `sweep` and the server report it: engine, timing, each target's finite range, the inputs no
+// target reads; with points (the server), each axis's values and each target's values per point (base
+// units; NaN where not finite, null in JSON).
+struct SweepTargetRange {
+  uint32_t var = 0;
+  std::string name, unit;       // unit: the base unit
+  std::optional<double> min, max;  // empty: no finite value
+};
+struct SweepFitNote {
+  std::string column, constraint;  // the file's column and the memory relation that decides it
+  size_t points_not_fitting = 0;
+};
+struct SweepAxisValues {
+  std::string name, unit;
+  std::vector<double> values;
+};
+struct SweepReport {
+  std::string engine;
+  unsigned threads = 1;
+  size_t points = 0;
+  double seconds = 0, compile_ms = 0;
+  JitCacheReport jit_cache;
+  size_t nonfinite = 0;
+  std::vector<std::string> inputs_not_read;
+  std::vector<SweepTargetRange> targets;
+  std::string out;                  // the file written; empty: none
+  std::optional<SweepFitNote> fits;  // when a memory-fit check was asked for and the scenario prices memory
+  bool with_points = false;
+  std::vector<SweepAxisValues> axes;       // with_points only
+  std::vector<std::vector<double>> values;  // with_points only: per target, per point
+};
+void to_json(nlohmann::ordered_json& j, const SweepReport& r);
+// The report of a result; `with_points` carries every point (the server's answer).
+SweepReport sweep_report(const Registry& reg, const SweepResult& r, bool with_points);
+// `sweep`: the request's targets and --vary texts looked up and parsed, the sweep run (with `progress`,
+// see run_sweep), its file written when asked for (under mpirun by rank 0 alone), and its report.
+SweepReport sweep(const Registry& reg, const ScenarioPoint& scenario, const SweepRequest& req,
+                  const std::function<void(size_t, size_t)>& progress = {});
+
+// `uncertainty`: the Monte Carlo summary of the request's target with the names the report prints.
+struct UncertainInputInfo {
+  std::string name, distribution, unit;  // unit: the base unit
+};
+struct UncertaintyReport {
+  UncertaintyResult result;
+  std::string target, unit;  // unit: the base unit
+  JitCacheReport jit_cache;
+  std::vector<UncertainInputInfo> inputs;  // every uncertain input of the scenario
+};
+void to_json(nlohmann::ordered_json& j, const UncertaintyReport& r);
+UncertaintyReport uncertainty(const Registry& reg, const ScenarioPoint& scenario, const SamplingRequest& req);
+
+// `sensitivity`: the Sobol indices of the request's target, inputs by name.
+struct SensitivityRow {
+  std::string name;
+  double first = 0, total = 0, elasticity = 0;
+  std::string distribution;
+};
+struct SensitivityReport {
+  std::string target;
+  size_t samples = 0;
+  uint64_t seed = 1;
+  size_t evaluations = 0;
+  double variance = 0;
+  std::vector<SensitivityRow> inputs;  // largest total order first
+};
+void to_json(nlohmann::ordered_json& j, const SensitivityReport& r);
+SensitivityReport sensitivity(const Registry& reg, const ScenarioPoint& scenario, const SamplingRequest& req);
 
 // The 90% interval of one target under the scenario's uncertain inputs (for `resolve` and the demo),
 // from randomized quasi-Monte Carlo (rqmc_summary in runtime/uq/uncertainty.h) with each percentile's

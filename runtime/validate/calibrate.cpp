@@ -344,7 +344,7 @@ std::string fitted_preset_text(const Registry& reg, const FitResult& fit, const 
   return os.str();
 }
 
-int calibrate_command(const Registry& reg, const PresetLibrary& lib, const CalibrateOptions& opt, std::ostream& out, std::ostream& err) {
+Calibration calibrate_runs(const Registry& reg, const PresetLibrary& lib, const CalibrateOptions& opt) {
   // Checked before the fit, which takes a while: a preset on disk is replaced only when asked to.
   if (!opt.out_path.empty() && !opt.force && (std::filesystem::exists(opt.out_path) || is_symlink(opt.out_path)))
     throw CsvError("'" + opt.out_path + "' exists; calibrate replaces a preset only with --force");
@@ -373,33 +373,32 @@ int calibrate_command(const Registry& reg, const PresetLibrary& lib, const Calib
   gmtime_r(&now, &tm);
   std::ostringstream date;
   date << std::put_time(&tm, "%Y-%m-%d");
-  const std::string preset = fitted_preset_text(reg, fit, runs_label, hashes, date.str());
+  Calibration c;
+  c.runs = paths;
+  c.preset = fitted_preset_text(reg, fit, runs_label, hashes, date.str());
+  c.fit = std::move(fit);
   if (!opt.out_path.empty()) {
-    write_file_atomic(opt.out_path, preset);
-    err << "wrote " << opt.out_path << "\n";
+    write_file_atomic(opt.out_path, c.preset);
+    c.written = opt.out_path;
   }
-  if (opt.json) {
-    nlohmann::ordered_json j;
-    j["runs"] = paths;
-    j["objective_start"] = fit.objective_start;
-    j["objective"] = fit.objective;
-    j["evaluations"] = fit.evaluations;
-    nlohmann::ordered_json ps = nlohmann::ordered_json::object();
-    for (size_t i = 0; i < fit.parameters.size(); ++i) ps[fit.parameters[i].name] = fit.values[i];
-    j["parameters"] = ps;
-    nlohmann::ordered_json rs = nlohmann::ordered_json::array();
-    for (const auto& r : fit.rows)
-      rs.push_back({{"id", r.id}, {"group", r.group}, {"reported", r.reported}, {"predicted", r.predicted}, {"ape", ape(r.predicted, r.reported)}});
-    j["rows"] = rs;
-    j["skipped"] = fit.skipped;
-    out << j.dump(2) << "\n";
-  } else {
-    if (opt.out_path.empty()) out << preset;
-    out << "fitted " << fit.parameters.size() << " parameters on " << fit.rows.size() << " tier-A rows (" << fit.skipped.size()
-        << " skipped); mean |ln(predicted/reported)| " << num17(fit.objective_start) << " -> " << num17(fit.objective) << "\n";
-    for (size_t i = 0; i < fit.parameters.size(); ++i) out << "  " << fit.parameters[i].name << " = " << num17(fit.values[i]) << "\n";
-  }
-  return 0;
+  return c;
+}
+
+void to_json(nlohmann::ordered_json& j, const Calibration& c) {
+  const FitResult& fit = c.fit;
+  j = nlohmann::ordered_json::object();
+  j["runs"] = c.runs;
+  j["objective_start"] = fit.objective_start;
+  j["objective"] = fit.objective;
+  j["evaluations"] = fit.evaluations;
+  nlohmann::ordered_json ps = nlohmann::ordered_json::object();
+  for (size_t i = 0; i < fit.parameters.size(); ++i) ps[fit.parameters[i].name] = fit.values[i];
+  j["parameters"] = ps;
+  nlohmann::ordered_json rs = nlohmann::ordered_json::array();
+  for (const auto& r : fit.rows)
+    rs.push_back({{"id", r.id}, {"group", r.group}, {"reported", r.reported}, {"predicted", r.predicted}, {"ape", ape(r.predicted, r.reported)}});
+  j["rows"] = rs;
+  j["skipped"] = fit.skipped;
 }
 
 }  // namespace gs::validate

@@ -5,8 +5,8 @@
 #pragma once
 
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
-#include <ostream>
 #include <string>
 #include <vector>
 
@@ -105,8 +105,16 @@ struct CalibrateOptions {
   std::string out_path;  // empty: print the preset instead of writing it
   bool force = false;    // replace out_path when it exists (never done otherwise)
   std::vector<std::string> params;  // variables to fit; empty: default_fit_parameters()
-  bool json = false;
 };
-int calibrate_command(const Registry& reg, const PresetLibrary& lib, const CalibrateOptions& opt, std::ostream& out, std::ostream& err);
+// `calibrate`: the fit over the options' tables and its preset text, written atomically to out_path when
+// one is given (refused when it exists without `force`, checked before the fit). Throws on bad input.
+struct Calibration {
+  std::vector<std::string> runs;  // the tables read, in order
+  FitResult fit;
+  std::string preset;             // fitted_preset_text()
+  std::string written;            // the file written; empty: none
+};
+Calibration calibrate_runs(const Registry& reg, const PresetLibrary& lib, const CalibrateOptions& opt);
+void to_json(nlohmann::ordered_json& j, const Calibration& c);
 
 }  // namespace gs::validate

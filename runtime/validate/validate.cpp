@@ -21,12 +21,7 @@ using json = nlohmann::ordered_json;
 
 constexpr double kZ90 = 1.6448536269514722;  // two-sided 90%: the 95th percentile of the standard normal
 
-std::string pct(double v) {
-  if (!std::isfinite(v)) return "-";
-  std::ostringstream os;
-  os << std::fixed << std::setprecision(1) << v << "%";
-  return os.str();
-}
+std::string pct(double v) { return percent_text(v); }
 
 std::string signed_pct(double predicted, double reported) {
   if (!std::isfinite(predicted) || reported == 0) return "-";
@@ -60,6 +55,13 @@ json summary_json(const std::map<std::string, MetricSummary>& m) {
 }
 
 }  // namespace
+
+std::string percent_text(double v) {
+  if (!std::isfinite(v)) return "-";
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(1) << v << "%";
+  return os.str();
+}
 
 double ape(double predicted, double reported) { return std::fabs(predicted - reported) / std::fabs(reported) * 100; }
 
@@ -234,8 +236,8 @@ std::string report_text(const ValidationReport& r) {
   return os.str();
 }
 
-std::string report_json(const ValidationReport& r) {
-  json j;
+void to_json(json& j, const ValidationReport& r) {
+  j = json::object();
   j["runs"] = r.runs_path;
   j["rows_read"] = r.rows_read;
   j["ape_unit"] = "percent";
@@ -280,33 +282,30 @@ std::string report_json(const ValidationReport& r) {
   json g = json::object();
   for (const auto& [k, s] : r.throughput_by_group) g[k] = {{"n", s.n}, {"median_ape", s.median_ape}, {"mean_ape", s.mean_ape}};
   j["throughput_by_group"] = g;
-  return j.dump(2) + "\n";
 }
 
-int validate_command(const Registry& reg, const PresetLibrary& lib, const ValidateOptions& opt, std::ostream& out, std::ostream& err) {
+std::string report_json(const ValidationReport& r) { return json(r).dump(2) + "\n"; }
+
+double tier_a_throughput_median_ape(const ValidationReport& r) {
+  auto it = r.summary_tier_a.find("throughput");
+  return it == r.summary_tier_a.end() ? NAN : it->second.median_ape;
+}
+
+ValidateAnswer validate_runs(const Registry& reg, const PresetLibrary& lib, const ValidateOptions& opt) {
   const std::vector<std::string> paths = opt.runs_paths.empty() ? default_runs_paths(lib.dir(), opt.data_dir) : opt.runs_paths;
   std::vector<RunRow> rows = read_runs(paths);
   std::string joined;
   for (const auto& p : paths) joined += (joined.empty() ? "" : " + ") + p;
+  ValidateAnswer a;
   if (opt.cross_validate == "family") {
-    CrossValidation cv = cross_validate_families(reg, lib, rows, joined, default_fit_parameters(reg, lib), opt.search);
-    out << (opt.json ? cross_validation_json(cv) : cross_validation_text(cv));
-    return 0;
+    a.cross = cross_validate_families(reg, lib, rows, joined, default_fit_parameters(reg, lib), opt.search);
+    return a;
   }
   if (!opt.cross_validate.empty()) throw PresetError("--cross-validate takes 'family', not '" + opt.cross_validate + "'");
   ValidationSettings settings;
   settings.search = opt.search;
-  ValidationReport rep = run_validation(reg, lib, rows, joined, settings);
-  out << (opt.json ? report_json(rep) : report_text(rep));
-  if (opt.max_median_ape) {
-    auto it = rep.summary_tier_a.find("throughput");
-    const double m = it == rep.summary_tier_a.end() ? NAN : it->second.median_ape;
-    if (!(m <= *opt.max_median_ape)) {
-      err << "gpu-stack: tier-A throughput median APE " << pct(m) << " exceeds the gate of " << pct(*opt.max_median_ape) << "\n";
-      return 1;
-    }
-  }
-  return 0;
+  a.report = run_validation(reg, lib, rows, joined, settings);
+  return a;
 }
 
 }  // namespace gs::validate

@@ -1,13 +1,14 @@
 // `gpu-stack validate`: predicts every row of a table of published training runs from the model and
 // compares each reported number with its prediction (absolute percentage error), then summarises by
 // metric: count, median and mean APE, for all rows and for tier A. Rows that cannot be built are listed
-// with the reason. The command logic lives here; the CLI only wires options.
+// with the reason. Typed results with `to_json` beside them; the CLI (tools/gpu-stack/validate.cpp)
+// prints them and chooses the exit status.
 #pragma once
 
 #include <cmath>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
-#include <ostream>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "runtime/registry.h"
 #include "runtime/validate/mapping.h"
 #include "runtime/validate/calibrate.h"
+#include "runtime/validate/crossval.h"
 #include "runtime/validate/search.h"
 
 namespace gs::validate {
@@ -24,6 +26,8 @@ double ape(double predicted, double reported);
 // Median of the values (mean of the middle two for an even count); NaN for none.
 double median(std::vector<double> v);
 double mean(const std::vector<double>& v);
+// A percentage as the reports print it: "12.3%"; "-" when not finite.
+std::string percent_text(double v);
 
 struct MetricResult {
   Observation observation;
@@ -76,18 +80,24 @@ struct ValidationSettings {
 ValidationReport run_validation(const Registry& reg, const PresetLibrary& lib, const std::vector<RunRow>& rows,
                                 const std::string& runs_path, const ValidationSettings& settings = {});
 std::string report_text(const ValidationReport& r);
+void to_json(nlohmann::ordered_json& j, const ValidationReport& r);
+// The `validate --json` document: to_json's, indented, with a final newline.
 std::string report_json(const ValidationReport& r);
+// The tier-A throughput median APE in percent (NaN when no tier-A row has one): what --max-median-ape gates.
+double tier_a_throughput_median_ape(const ValidationReport& r);
 
 struct ValidateOptions {
   std::vector<std::string> runs_paths;  // empty: the mapping table's default_runs under data_dir
   std::string data_dir;                 // Workspace::data_dir
   std::string cross_validate;           // "family": leave-one-family-out instead of the plain report
   bool search = true;                   // choose unstated settings by search
-  bool json = false;
-  std::optional<double> max_median_ape;  // percent; exit 1 when tier-A throughput median APE exceeds it
 };
-// Prints the report on `out` and returns the exit status (0; 1 when the gate fails). Throws on bad input
-// (unreadable CSV, missing id column, unknown presets), which the CLI turns into exit status 2.
-int validate_command(const Registry& reg, const PresetLibrary& lib, const ValidateOptions& opt, std::ostream& out, std::ostream& err);
+// `validate`: the report, or with cross_validate "family" the leave-one-family-out evaluation (exactly
+// one of the two is set). Throws on bad input (unreadable CSV, missing id column, unknown presets).
+struct ValidateAnswer {
+  std::optional<ValidationReport> report;
+  std::optional<CrossValidation> cross;
+};
+ValidateAnswer validate_runs(const Registry& reg, const PresetLibrary& lib, const ValidateOptions& opt);
 
 }  // namespace gs::validate

@@ -1,8 +1,13 @@
 // sweep, uncertainty and sensitivity: a target evaluated over many points (a grid, Monte Carlo samples,
 // a Sobol design) by the compiled cone. These split their rows across MPI ranks (runtime/dist).
+#include <unistd.h>
+
 #include <iostream>
+#include <optional>
+#include <string>
 
 #include "runtime/memory_fit.h"
+#include "runtime/present/uq.h"
 #include "runtime/uq/commands.h"
 #include "runtime/uq/uncertainty.h"
 #include "tools/gpu-stack/commands.h"
@@ -10,20 +15,51 @@
 namespace gs::cli {
 namespace {
 
+// The sweep's progress on a terminal's stderr: a bar of 40 cells and the percentage.
+class ProgressBar {
+ public:
+  explicit ProgressBar(size_t total) : total_(total) {}
+  void operator()(size_t done) {
+    if (total_ == 0) return;
+    const int width = 40, filled = int(double(done) / double(total_) * width);
+    std::cerr << "\r[" << std::string(size_t(filled), '#') << std::string(size_t(width - filled), ' ') << "] "
+              << int(100.0 * double(done) / double(total_)) << "%" << std::flush;
+    if (done >= total_) std::cerr << "\n";
+  }
+
+ private:
+  size_t total_;
+};
+
 int run_sweep(const Common& c, const ScenarioInputs& in, gs::SweepRequest req) {
   gs::Registry reg = load_registry(c);
   gs::ScenarioPoint s = gs::api::build_scenario(reg, library(reg, c), in);
-  req.json = c.json;
-  req.progress = !c.json;
   req.fit = gs::load_memory_fit_check(reg, library(reg, c).dir());
-  return gs::sweep_command(reg, s, req, std::cout, std::cerr);
+  std::optional<ProgressBar> bar;
+  std::function<void(size_t, size_t)> progress;
+  if (!c.json && isatty(STDERR_FILENO))
+    progress = [&](size_t done, size_t total) {
+      if (!bar) bar.emplace(total);
+      (*bar)(done);
+    };
+  const gs::SweepReport r = gs::sweep(reg, s, req, progress);
+  std::cerr << gs::present::sweep_notes(r);
+  if (c.json) std::cout << nlohmann::ordered_json(r).dump(2) << "\n";
+  else std::cout << gs::present::sweep_text(reg, r);
+  return 0;
 }
 
-int run_sampling(const Common& c, const ScenarioInputs& in, gs::SamplingRequest req, bool sobol) {
+int run_sampling(const Common& c, const ScenarioInputs& in, const gs::SamplingRequest& req, bool sobol) {
   gs::Registry reg = load_registry(c);
   gs::ScenarioPoint s = gs::api::build_scenario(reg, library(reg, c), in);
-  req.json = c.json;
-  return sobol ? gs::sensitivity_command(reg, s, req, std::cout, std::cerr) : gs::uncertainty_command(reg, s, req, std::cout, std::cerr);
+  if (sobol) {
+    const gs::SensitivityReport r = gs::sensitivity(reg, s, req);
+    std::cout << (c.json ? nlohmann::ordered_json(r).dump(2) + "\n" : gs::present::sensitivity_text(r));
+  } else {
+    const gs::UncertaintyReport r = gs::uncertainty(reg, s, req);
+    std::cout << (c.json ? nlohmann::ordered_json(r).dump(2) + "\n" : gs::present::uncertainty_text(reg, r));
+  }
+  return 0;
 }
 
 }  // namespace

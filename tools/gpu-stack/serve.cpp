@@ -1,6 +1,7 @@
 // serve: the observatory and the JSON API over HTTP until SIGINT or SIGTERM (runtime/serve).
 #include <iostream>
 
+#include "runtime/present/serve.h"
 #include "runtime/serve/server.h"
 #include "tools/gpu-stack/commands.h"
 
@@ -21,7 +22,12 @@ void add_serve_command(Cli& cli) {
     gs::serve::ServeOptions o = *opt;
     gs::Registry reg = load_registry(common);
     o.workspace = workspace(common);
-    return gs::serve::serve(reg, o, std::cout, std::cerr);
+    gs::serve::serve(reg, o, [](const gs::serve::ServeEvent& e) {
+      // The address goes to stdout at once: a script waiting for it reads it while the server runs.
+      if (gs::present::serve_event_on_stdout(e)) std::cout << gs::present::serve_event_text(e) << std::flush;
+      else std::cerr << gs::present::serve_event_text(e);
+    });
+    return 0;
   });
 }
 

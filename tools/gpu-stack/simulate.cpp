@@ -2,7 +2,10 @@
 // scenarios) and the frozen experiments that run on it (runtime/sim).
 #include <iostream>
 
+#include "runtime/present/sim.h"
+#include "runtime/research/canonical_json.h"
 #include "runtime/sim/commands.h"
+#include "runtime/sim/serving_report.h"
 #include "runtime/sim/inputs.h"
 #include "tools/gpu-stack/commands.h"
 
@@ -15,6 +18,20 @@ gs::sim::ModelValues simulator_inputs_from_model(const Common& c, const std::vec
   return gs::api::simulator_inputs(reg, library(reg, c), presets);
 }
 
+// Runs `run` and prints what `show` makes of its result; a RunError prints "error: ..." and exits 1 for
+// a broken invariant, 2 for bad input.
+template <class Run, class Show>
+int present_run(Run run, Show show) {
+  try {
+    auto result = run();
+    std::cout << show(result);
+  } catch (const gs::sim::RunError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return e.failure == gs::sim::RunFailure::invariant ? 1 : 2;
+  }
+  return 0;
+}
+
 }  // namespace
 
 void add_simulate_commands(Cli& cli) {
@@ -22,7 +39,9 @@ void add_simulate_commands(Cli& cli) {
     gs::sim::SimulateArgs sim;
     bool serving = false;
     std::vector<std::string> presets;
-    gs::sim::ExperimentProtocolArgs protocol;
+    struct {
+      std::string experiment, experiments_dir;
+    } protocol;
     gs::sim::ExperimentRunArgs run;
   };
   auto st = state<State>();
@@ -53,12 +72,16 @@ void add_simulate_commands(Cli& cli) {
         if (st->serving) {
           for (const char* opt : {"--replicas", "--policy", "--preset", "--max-gpu-days", "--max-events", "--threads"})
             if (simulate->count(opt)) throw UsageError(std::string(opt) + " is for training scenarios, not with --serving");
-          gs::sim::ServingSimulateArgs a{st->sim.scenario, image_path(common), presets_dir(common), st->sim.seed, common.json, st->sim.timeline};
-          return gs::sim::serving_simulate_command(a, std::cout, std::cerr);
+          gs::sim::ServingSimulateArgs a{st->sim.scenario, image_path(common), presets_dir(common), st->sim.seed, st->sim.timeline};
+          return present_run([&] { return gs::sim::serving_simulate(a); }, [&](const gs::sim::ServingSimResult& r) {
+            return common.json ? gs::research::pretty_dump(gs::sim::serving_result_json(r)) : gs::sim::serving_result_text(r);
+          });
         }
-        st->sim.json = common.json, st->sim.image_path = image_path(common);
+        st->sim.image_path = image_path(common);
         if (!st->presets.empty()) st->sim.model = simulator_inputs_from_model(common, st->presets);
-        return gs::sim::simulate_command(st->sim, std::cout, std::cerr);
+        return present_run([&] { return gs::sim::simulate_runs(st->sim); }, [&](const gs::sim::SimulateRun& r) {
+          return common.json ? gs::research::pretty_dump(gs::research::Json(r)) : gs::present::simulate_text(r);
+        });
       },
       // Replicas are split across MPI ranks; one replica runs on rank 0 alone.
       [st] { return st->sim.replicas > 1; });
@@ -68,9 +91,16 @@ void add_simulate_commands(Cli& cli) {
   exp_protocol->add_option("--experiments", st->protocol.experiments_dir, "experiments directory (default: $GSTACK_EXPERIMENTS, else the source tree's)");
   add_common(exp_protocol, cli.common);
   cli.on_parsed(exp_protocol, [st, &common] {
-    st->protocol.json = common.json;
     if (st->protocol.experiments_dir.empty()) st->protocol.experiments_dir = workspace(common).experiments_dir;
-    return gs::sim::experiment_protocol_command(st->protocol, std::cout, std::cerr);
+    gs::research::ExperimentProtocol p;
+    try {
+      p = gs::research::load_frozen_protocol(st->protocol.experiments_dir, st->protocol.experiment);
+    } catch (const std::exception& e) {
+      std::cerr << "error: " << e.what() << "\n";
+      return 2;
+    }
+    std::cout << (common.json ? gs::research::pretty_dump(gs::sim::protocol_json(p)) : gs::present::protocol_text(p));
+    return 0;
   });
 
   auto* exp_run = cli.app.add_subcommand("experiment-run", "Run an experiment under its frozen protocol; write a content-addressed artifact");
@@ -82,9 +112,15 @@ void add_simulate_commands(Cli& cli) {
   exp_run->add_option("--timeline", st->run.timeline, "write every policy's per-event timeline and utilisation here (.csv: CSV, else JSON Lines; E001-RECOVERY-V2)");
   add_common(exp_run, cli.common);
   cli.on_parsed(exp_run, [st, &common] {
-    st->run.json = common.json, st->run.image_path = image_path(common), st->run.presets_dir = presets_dir(common);
+    st->run.image_path = image_path(common), st->run.presets_dir = presets_dir(common);
     if (st->run.experiments_dir.empty()) st->run.experiments_dir = workspace(common).experiments_dir;
-    return gs::sim::experiment_run_command(st->run, std::cout, std::cerr);
+    // Exit 1 when the verdict is a failure (a falsifier fired), as for any finding.
+    bool failed = false;
+    const int rc = present_run([&] { return gs::sim::experiment_run(st->run); }, [&](const gs::sim::ExperimentRun& r) {
+      failed = r.outcome.verdict == gs::research::Verdict::fail;
+      return common.json && r.stored ? gs::research::pretty_dump(gs::research::Json(r)) : gs::present::experiment_run_text(r);
+    });
+    return rc != 0 ? rc : failed ? 1 : 0;
   });
 }
 

@@ -2,7 +2,9 @@
 // measurements), and the fit of its shared efficiency parameters.
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
+#include "runtime/present/validate.h"
 #include "runtime/validate/calibrate.h"
 #include "runtime/validate/serving.h"
 #include "runtime/validate/validate.h"
@@ -11,11 +13,24 @@
 namespace gs::cli {
 namespace {
 
-int run_validate(const Common& c, gs::validate::ValidateOptions opt) {
+// The report (or the cross-validation); exit 1 when the tier-A throughput median APE fails the gate.
+int run_validate(const Common& c, gs::validate::ValidateOptions opt, std::optional<double> max_median_ape) {
   gs::Registry reg = load_registry(c);
-  opt.json = c.json;
   opt.data_dir = workspace(c).data_dir;
-  return gs::validate::validate_command(reg, library(reg, c), opt, std::cout, std::cerr);
+  const gs::validate::ValidateAnswer a = gs::validate::validate_runs(reg, library(reg, c), opt);
+  if (a.cross) {
+    std::cout << (c.json ? gs::validate::cross_validation_json(*a.cross) : gs::validate::cross_validation_text(*a.cross));
+    return 0;
+  }
+  std::cout << (c.json ? gs::validate::report_json(*a.report) : gs::validate::report_text(*a.report));
+  if (max_median_ape) {
+    const double m = gs::validate::tier_a_throughput_median_ape(*a.report);
+    if (!(m <= *max_median_ape)) {
+      std::cerr << gs::present::validate_gate_text(m, *max_median_ape);
+      return 1;
+    }
+  }
+  return 0;
 }
 
 // Serving rows: exit 0 with the report, 2 on bad input. The default table is the data folder's.
@@ -29,9 +44,11 @@ int run_validate_serving(const Common& c, std::string runs) {
 
 int run_calibrate(const Common& c, gs::validate::CalibrateOptions opt) {
   gs::Registry reg = load_registry(c);
-  opt.json = c.json;
   opt.data_dir = workspace(c).data_dir;
-  return gs::validate::calibrate_command(reg, library(reg, c), opt, std::cout, std::cerr);
+  const gs::validate::Calibration cal = gs::validate::calibrate_runs(reg, library(reg, c), opt);
+  if (!cal.written.empty()) std::cerr << "wrote " << cal.written << "\n";
+  std::cout << (c.json ? nlohmann::ordered_json(cal).dump(2) + "\n" : gs::present::calibration_text(cal));
+  return 0;
 }
 
 }  // namespace
@@ -61,8 +78,7 @@ void add_validate_commands(Cli& cli) {
       if (st->validate.runs_paths.size() > 1) throw UsageError("validate --serving reads one --runs table");
       return run_validate_serving(common, st->validate.runs_paths.empty() ? "" : st->validate.runs_paths.front());
     }
-    if (st->max_median_ape >= 0) st->validate.max_median_ape = st->max_median_ape;
-    return run_validate(common, st->validate);
+    return run_validate(common, st->validate, st->max_median_ape >= 0 ? std::optional<double>(st->max_median_ape) : std::nullopt);
   });
 
   auto* calibrate = cli.app.add_subcommand("calibrate", "Fit the shared efficiency parameters to the tier-A throughput of published runs");

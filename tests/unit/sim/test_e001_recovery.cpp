@@ -12,6 +12,7 @@
 #include "runtime/sim/e001_recovery.h"
 #include "runtime/sim/engine.h"
 #include "runtime/sim/experiments.h"
+#include "tests/unit/sim/command_support.h"
 #include "tests/unit/sim/support.h"
 
 using namespace gs::sim;
@@ -217,9 +218,9 @@ TEST_CASE("E001-RECOVERY-V2 scenario errors: every problem listed, malformed JSO
   a.scenario = file.string();
   a.experiments_dir = kExperiments;
   a.image_path = testing::model_image_path();
-  std::ostringstream out, err;
-  CHECK(experiment_run_command(a, out, err) == 2);
-  CHECK(err.str().find(file.string() + ":3:10:") != std::string::npos);
+  const testing::CommandOutput o = testing::experiment_run_as_command(a);
+  CHECK(o.status == 2);
+  CHECK(o.err.find(file.string() + ":3:10:") != std::string::npos);
   fs::remove_all(dir);
 }
 
@@ -234,19 +235,20 @@ TEST_CASE("E001-RECOVERY-V2 artifacts are written once and never overwritten; th
   a.image_path = testing::model_image_path();
   a.output = (dir / "result.json").string();
   a.timeline = (dir / "timeline.csv").string();
-  std::ostringstream out1, err1, out2, err2, out3, err3;
-  int first = experiment_run_command(a, out1, err1);
+  const testing::CommandOutput out1 = testing::experiment_run_as_command(a);
+  int first = out1.status;
   CHECK((first == 0 || first == 1));
-  CHECK(out1.str().find("written to") != std::string::npos);
-  CHECK(experiment_run_command(a, out2, err2) == first);
-  CHECK(out2.str().find("already at") != std::string::npos);
+  CHECK(out1.out.find("written to") != std::string::npos);
+  const testing::CommandOutput out2 = testing::experiment_run_as_command(a);
+  CHECK(out2.status == first);
+  CHECK(out2.out.find("already at") != std::string::npos);
   std::ifstream csv(dir / "timeline.csv");
   std::string header;
   std::getline(csv, header);
   CHECK(header.rfind("run,record,t_s,", 0) == 0);
   a.seed = 99;  // other content at the same path: refused, the file untouched
   std::string before = read_json(*a.output).dump();
-  CHECK(experiment_run_command(a, out3, err3) == 2);
+  CHECK(testing::experiment_run_as_command(a).status == 2);
   CHECK(read_json(*a.output).dump() == before);
   fs::remove_all(dir);
 }

@@ -10,6 +10,7 @@
 #include "runtime/sim/commands.h"
 #include "runtime/sim/e001.h"
 #include "runtime/sim/experiments.h"
+#include "tests/unit/sim/command_support.h"
 #include "tests/unit/sim/support.h"
 
 using namespace gs::sim;
@@ -35,9 +36,8 @@ struct Output {
 };
 
 Output run(const ExperimentRunArgs& a) {
-  std::ostringstream out, err;
-  int status = experiment_run_command(a, out, err);
-  return {status, out.str(), err.str()};
+  const testing::CommandOutput o = testing::experiment_run_as_command(a);
+  return {o.status, o.out, o.err};
 }
 
 ExperimentRunArgs args(const std::string& id, const std::string& scenario) {
@@ -129,16 +129,13 @@ TEST_CASE("experiment-run writes a content-addressed artifact once and never ove
 }
 
 TEST_CASE("experiment commands: exit codes and outputs") {
-  std::ostringstream out, err;
-  CHECK(experiment_protocol_command({"E003", kExperiments, false}, out, err) == 0);
-  CHECK(out.str().find("E003: Semantic fault tolerance\nprotocol_hash: c061530359b8") == 0);
-  CHECK(out.str().find("  e003-run-equivalence: defended_run_equivalence_fraction ge 0.95\n") != std::string::npos);
-  out.str("");
-  CHECK(experiment_protocol_command({"E005", kExperiments, true}, out, err) == 0);
-  Json j = Json::parse(out.str());
+  const std::string text = gs::present::protocol_text(gs::research::load_frozen_protocol(kExperiments, "E003"));
+  CHECK(text.find("E003: Semantic fault tolerance\nprotocol_hash: c061530359b8") == 0);
+  CHECK(text.find("  e003-run-equivalence: defended_run_equivalence_fraction ge 0.95\n") != std::string::npos);
+  Json j = Json::parse(gs::research::pretty_dump(protocol_json(gs::research::load_frozen_protocol(kExperiments, "E005"))));
   CHECK(j["protocol_hash"] == "d881328a02876f6a3d3239fd48d8af4cca8903d52c163ad1ff52ac836783936b");
   CHECK(j["falsifiers"][6]["upper_threshold"] == 0.95);
-  CHECK(experiment_protocol_command({"E999", kExperiments, false}, out, err) == 2);
+  CHECK_THROWS(gs::research::load_frozen_protocol(kExperiments, "E999"));  // the command's exit 2
   Output designed = run(args("E003", kE001));
   CHECK(designed.status == 2);
   CHECK(designed.err.find("no virtual engine") != std::string::npos);
@@ -165,21 +162,28 @@ TEST_CASE("simulate command: exit codes, JSON and replicas") {
   SimulateArgs a;
   a.scenario = GSTACK_SOURCE_DIR "/presets/sim/llama3-405b-16k.toml";
   a.image_path = testing::model_image_path();
-  a.json = true;
   a.replicas = 2;
-  std::ostringstream out, err;
-  CHECK(simulate_command(a, out, err) == 0);
-  Json j = Json::parse(out.str());
+  const testing::CommandOutput out = testing::simulate_as_command(a, true);
+  CHECK(out.status == 0);
+  Json j = Json::parse(out.out);
   CHECK(j["replicas"] == 2);
   CHECK(j["per_replica"][1]["seed"] == 20240724);
   CHECK(j["invariants"]["work_conserved"] == true);
-  std::ostringstream out2;
   a.threads = 1;
-  CHECK(simulate_command(a, out2, err) == 0);
-  CHECK(out2.str() == out.str());  // the thread count never changes the result
+  const testing::CommandOutput out2 = testing::simulate_as_command(a, true);
+  CHECK(out2.status == 0);
+  CHECK(out2.out == out.out);  // the thread count never changes the result
   a.policy = "optimistic";
-  CHECK(simulate_command(a, out, err) == 2);
+  CHECK(testing::simulate_as_command(a, true).status == 2);
+  CHECK_THROWS_AS(simulate_runs(a), RunError);
   a.policy.reset();
   a.scenario = "/nonexistent.toml";
-  CHECK(simulate_command(a, out, err) == 2);
+  CHECK(testing::simulate_as_command(a, true).status == 2);
+  try {
+    simulate_runs(a);
+    FAIL("a missing scenario file ran");
+  } catch (const RunError& e) {
+    CHECK(e.failure == RunFailure::bad_input);
+    CHECK(to_string(e.failure) == "bad_input");
+  }
 }
