@@ -94,7 +94,7 @@ class Model {
     gs::ResolveOptions options;
     options.explain = true, options.check_overrides = check_overrides;
     const gs::api::ResolveAnswer a = gs::api::resolve(reg_, s, t, options);
-    auto j = nlohmann::ordered_json::parse(gs::resolution_json(reg_, a.resolution));
+    nlohmann::ordered_json j = gs::resolution_document(reg_, a.resolution);
     if (a.interval)
       j["interval"] = {{"p5", a.interval->p5}, {"median", a.interval->p50}, {"p95", a.interval->p95},
                        {"samples", a.interval->samples}, {"seed", a.interval_seed}};

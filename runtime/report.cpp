@@ -321,9 +321,11 @@ ResolutionFacts resolution_facts(const Resolution& res) {
   return f;
 }
 
-std::string resolution_json(const Registry& reg, const Resolution& res, bool full) {
-  return resolution_object(reg, resolution_facts(res), res.steps, full).dump(2);
+json resolution_document(const Registry& reg, const Resolution& res, bool full) {
+  return resolution_object(reg, resolution_facts(res), res.steps, full);
 }
+
+std::string resolution_json(const Registry& reg, const Resolution& res, bool full) { return resolution_document(reg, res, full).dump(2); }
 
 std::string resolution_json(const Registry& reg, const ResolutionFacts& facts) { return resolution_object(reg, facts, {}, false).dump(2); }
 

@@ -2,6 +2,7 @@
 // each as text for people and as JSON (SI values plus unit strings) for programs.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <utility>
@@ -29,6 +30,8 @@ std::string resolution_text(const Registry& reg, const Resolution& res, const Re
 // `full` false is the compact document: no computed steps (the trace) and, of the constraints and
 // validity checks, only the violated ones (`violations` still counts them all).
 std::string resolution_json(const Registry& reg, const Resolution& res, bool full = true);
+// The same document as a JSON value, for callers that add to it (resolve's interval and memory fit).
+nlohmann::ordered_json resolution_document(const Registry& reg, const Resolution& res, bool full = true);
 
 // What the compact document shows of a resolution, without its symbolic values: plain data that any
 // thread may copy and print (GiNaC's reference counts are not thread-safe). The server's fast path

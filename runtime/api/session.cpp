@@ -68,10 +68,11 @@ ResolveAnswer resolve(const Registry& reg, const ScenarioPoint& s, uint32_t targ
   return a;
 }
 
-std::string resolve_json(const Registry& reg, const ResolveAnswer& answer, bool full) {
-  std::string text = resolution_json(reg, answer.resolution, full);
-  if (!answer.interval) return text;
-  auto j = nlohmann::ordered_json::parse(text);
+std::string resolve_json(const Registry& reg, const ResolveAnswer& answer, bool full) { return resolve_document(reg, answer, full).dump(2); }
+
+nlohmann::ordered_json resolve_document(const Registry& reg, const ResolveAnswer& answer, bool full) {
+  nlohmann::ordered_json j = resolution_document(reg, answer.resolution, full);
+  if (!answer.interval) return j;
   const Interval& i = *answer.interval;
   j["interval"] = {{"p5", i.p5},
                    {"median", i.p50},
@@ -81,7 +82,7 @@ std::string resolve_json(const Registry& reg, const ResolveAnswer& answer, bool 
                    {"method", i.method},
                    {"replicates", i.replicates},
                    {"standard_error", {{"p5", i.p5_se}, {"median", i.p50_se}, {"p95", i.p95_se}}}};
-  return j.dump(2);
+  return j;
 }
 
 sim::ModelValues simulator_inputs(const Registry& reg, const PresetLibrary& lib, const std::vector<std::string>& presets) {

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -60,6 +61,8 @@ ResolveAnswer resolve(const Registry& reg, const ScenarioPoint& scenario, uint32
 // shared by the command line and the server.
 // `full` false is resolution_json's compact document (the server's answer without its trace).
 std::string resolve_json(const Registry& reg, const ResolveAnswer& answer, bool full = true);
+// The same document as a JSON value, for callers that add to it (`resolve --json`'s memory fit).
+nlohmann::ordered_json resolve_document(const Registry& reg, const ResolveAnswer& answer, bool full = true);
 
 // The simulator's model variables computed by the model's cones under the presets (`simulate --preset`).
 sim::ModelValues simulator_inputs(const Registry& reg, const PresetLibrary& lib, const std::vector<std::string>& presets);

@@ -232,7 +232,7 @@ ojson simulation_view_json(const Registry& reg, const std::string& presets_dir, 
   ojson runs = ojson::array(), published;
   for (const auto& policy : settings.policies) {
     const PolicyRun r = run_policy(sc, policy, sc.seed, sim::kDefaultMaxEvents);
-    const ojson cli = ojson::parse(research::pretty_dump(sim::result_to_json(r.result)));
+    const ojson cli = ojson(sim::result_to_json(r.result));
     const ojson& job = cli["jobs"][0];
     if (published.is_null()) published = cli["published_comparison"];
     const size_t n = size_t(std::ceil(r.track.end_s / settings.bucket_s));

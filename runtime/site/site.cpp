@@ -424,7 +424,7 @@ json validation_json(const Registry& reg, const PresetLibrary& lib, const std::v
     }
     auto rows = validate::read_runs(paths);
     auto report = validate::run_validation(reg, lib, rows, joined);
-    json full = json::parse(validate::report_json(report));
+    json full = report;
     for (auto& row : full["rows"]) row.erase("breakdown_si");
     full["runs"] = names;
     return {{"schema", "gpu-stack.site.validation.v1"}, {"available", true}, {"report", full}};
@@ -490,8 +490,8 @@ json artifact_view(const research::Json& a, const std::string& origin) {
     json falsifiers = json::array();
     for (const auto& f : r.value("falsifiers", research::Json::array()))
       falsifiers.push_back({{"falsifier_id", text_of(f, "falsifier_id")}, {"metric", text_of(f, "metric")},
-                            {"observed_value", f.contains("observed_value") ? json::parse(f["observed_value"].dump()) : json(nullptr)},
-                            {"survived", f.contains("survived") ? json::parse(f["survived"].dump()) : json(nullptr)},
+                            {"observed_value", f.contains("observed_value") ? json(f["observed_value"]) : json(nullptr)},
+                            {"survived", f.contains("survived") ? json(f["survived"]) : json(nullptr)},
                             {"reason", text_of(f, "reason")}});
     json reqs = json::array();
     for (const auto& q : r.value("evidence_requirements", research::Json::array()))
@@ -643,6 +643,28 @@ void copy_chartjs(const SiteOptions& opt, const fs::path& out, SiteSummary& sum)
   }
 }
 
+// A TOML document as JSON: tables as objects (in the table's key order), arrays, and each value as its
+// JSON kind; dates and times as their TOML text.
+json json_of_toml(const toml::node& n) {
+  if (const auto* t = n.as_table()) {
+    json j = json::object();
+    for (const auto& [k, v] : *t) j[std::string(k.str())] = json_of_toml(v);
+    return j;
+  }
+  if (const auto* a = n.as_array()) {
+    json j = json::array();
+    for (const auto& v : *a) j.push_back(json_of_toml(v));
+    return j;
+  }
+  if (auto v = n.value_exact<std::string>()) return *v;
+  if (auto v = n.value_exact<int64_t>()) return *v;
+  if (auto v = n.value_exact<double>()) return *v;
+  if (auto v = n.value_exact<bool>()) return *v;
+  std::ostringstream text;  // a date, a time or a date-time
+  n.visit([&](const auto& x) { text << x; });
+  return text.str();
+}
+
 // The Story view's words and the names it shows (presets/site/story.toml) as JSON. Every variable it
 // names is checked against the image, so a renamed variable fails the export, not the page. With a
 // preset library, each named variable is also resolved under every exported preset: `values` and
@@ -653,9 +675,7 @@ json story_json(const Registry& reg, const std::string& presets_dir, const Prese
   std::error_code ec;
   if (!fs::exists(path, ec)) return json{{"schema", "gpu-stack.site-story.v1"}, {"missing", path}};
   const toml::table doc = read_toml_file(path);
-  std::ostringstream text;
-  text << toml::json_formatter{doc};
-  json j = json::parse(text.str());
+  json j = json_of_toml(doc);
   std::vector<uint32_t> vars;
   auto known = [&](const json& name) {
     if (!name.is_string()) throw std::runtime_error(path + ": a story variable must be a name in quotes");

@@ -104,7 +104,7 @@ int run_resolve(const Common& c, const std::string& target_name, const ScenarioI
   const auto fit = fit_check ? gs::check_memory_fit(reg, *fit_check, s.assignments, s.variants) : std::nullopt;
   if (fit && !fit->fits) std::cerr << "gpu-stack: warning: this layout " << gs::memory_fit_text(reg, *fit_check, *fit);
   if (c.json) {
-    auto j = nlohmann::ordered_json::parse(gs::api::resolve_json(reg, answer));
+    nlohmann::ordered_json j = gs::api::resolve_document(reg, answer);
     if (fit) {
       nlohmann::ordered_json parts = nlohmann::ordered_json::object();
       for (const auto& [name, bytes] : fit->parts) parts[name] = bytes;
