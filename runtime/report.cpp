@@ -201,6 +201,10 @@ std::string resolution_text(const Registry& reg, const Resolution& res, const Re
     std::vector<uint32_t> vars;
     for (const auto& m : res.missing) vars.push_back(m.var);
     out += "  missing: " + names(reg, vars, vars.size()) + "\n";
+    // A variable whose relation failed is no input to assign: say why, even without --missing.
+    if (!view.missing && !view.diagnostics)
+      for (const auto& m : res.missing)
+        if (m.category == "unevaluable") out += "  " + reg.var(m.var).name + " is unevaluable: " + m.reason + "\n";
   }
   if ((view.missing || view.diagnostics) && !res.missing.empty()) {
     out += "\nmissing inputs:\n";

@@ -77,10 +77,14 @@ double as_double(const numeric& n) {
 }
 
 // A double result back into the expression: `overflow` when it left the range, `undefined` when it is
-// not a real number (a negative base to a fractional power).
+// not a real number (a negative base to a fractional power). CLN's floats have no subnormal numbers (it
+// signals an underflow for one), so a subnormal result (below 2.2e-308, as 0.75^2470 = 2.5e-309 is)
+// enters as the exact binary fraction it is, m / 2^1074, and stays equal to the doubles the JIT computes.
 ex from_double(double v) {
   if (std::isnan(v)) return undefined();
   if (!std::isfinite(v)) return overflowed();
+  if (std::fpclassify(v) == FP_SUBNORMAL)
+    return numeric(static_cast<long>(std::ldexp(v, 1074))) / numeric(2).power(numeric(1074));
   return numeric(v);
 }
 
@@ -107,13 +111,16 @@ ex power(const ex& a, const ex& b) {
 }
 
 // One arithmetic step on numbers. CLN signals a float result past its range by an exception; that is
-// an overflow of this value, not an error of the model.
+// an overflow of this value, not an error of the model. A float result below the smallest normal double
+// (CLN signals an underflow) is zero, as `as_double` reads such a number: it is smaller than 2.2e-308.
 template <class F>
 ex arithmetic(F f) {
   try {
     return bounded(f());
   } catch (const cln::floating_point_overflow_exception&) {
     return overflowed();
+  } catch (const cln::floating_point_underflow_exception&) {
+    return numeric(0.0);
   }
 }
 

@@ -164,3 +164,32 @@ TEST_CASE("symbolic: an overflow in an untaken piecewise branch does not fail th
   REQUIRE(sym::to_double(r.value).has_value());
   CHECK(*sym::to_double(r.value) == 7.0);
 }
+
+TEST_CASE("symbolic: a power in the subnormal range keeps its value; a float product below it is zero") {
+  Fixture f;
+  // 0.75^2470 = 2.5e-309 lies below the smallest normal double (2.2e-308). CLN's floats have no
+  // subnormals and signalled an underflow, which failed the relation (the MoE expert share
+  // 1 - (1 - k/E)^B of a 2,470-sequence batch). It is the exact binary fraction std::pow gives.
+  const double tiny = std::pow(0.75, 2470.0);
+  REQUIRE(std::fpclassify(tiny) == FP_SUBNORMAL);
+  auto r = f.run({num(0.75), num(2470), op(Op::Pow)});
+  REQUIRE(GiNaC::is_a<numeric>(r.value));
+  CHECK(GiNaC::ex_to<numeric>(r.value).is_rational());
+  CHECK(r.value.is_equal(numeric(static_cast<long>(std::ldexp(tiny, 1074))) / numeric(2).power(numeric(1074))));
+  r = f.run({num(1), num(0.75), num(2470), op(Op::Pow), op(Op::Sub)});
+  REQUIRE(sym::to_double(r.value).has_value());
+  CHECK(*sym::to_double(r.value) == 1.0);
+  // Either side of the subnormal range: 0.75^2462 = 2.5e-308 (normal) and 0.75^2600 (below every double, 0).
+  r = f.run({num(1), num(0.75), num(2462), op(Op::Pow), op(Op::Sub)});
+  CHECK(*sym::to_double(r.value) == 1.0);
+  r = f.run({num(0.75), num(2600), op(Op::Pow)});
+  CHECK(*sym::to_double(r.value) == 0.0);
+  // Two normal floats whose product is below 2.2e-308: zero, not a failed relation.
+  f.values[0] = f.run({num(0.9), num(5000.5), op(Op::Pow)}).value;  // 1.5e-229, a double-precision float
+  REQUIRE_FALSE(GiNaC::ex_to<numeric>(f.values[0]).is_rational());
+  r = f.run({var(0), var(0), op(Op::Mul)});
+  REQUIRE(sym::to_double(r.value).has_value());
+  CHECK(*sym::to_double(r.value) == 0.0);
+  r = f.run({num(2), var(0), var(0), op(Op::Mul), op(Op::Add)});
+  CHECK(*sym::to_double(r.value) == 2.0);
+}
