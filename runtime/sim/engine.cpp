@@ -168,6 +168,10 @@ void State::setup_jobs() {
 
 void State::schedule_world() {
   for (size_t i = 0; i < sites.size(); ++i) power_changed(static_cast<uint32_t>(i));
+  // A site's steady limits hold from the start: the facility divides the power they allow now, not only
+  // once a timed limit event first re-divides it.
+  for (size_t i = 0; i < sites.size(); ++i)
+    if (sites[i].spec->grid_limit_w || sites[i].spec->cooling_capacity_w) update_power_caps(static_cast<uint32_t>(i));
   for (const auto& j : jobs) {
     push(j.spec->start_ns, Priority::observation, kJobStart, j.index);
     if (sc.maintenance.rate_per_job_s > 0)

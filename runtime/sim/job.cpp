@@ -307,6 +307,10 @@ void State::start_job(Job& j) {
   j.last_step_s = (w.t_step_s - w.t_exposed_comm_s) * j.slowest.max() * power_factor(j) + w.t_exposed_comm_s;
   decide(j, Epoch::start);
   next_action(j);
+  // A site of the job may already be unable to power even its idle load (a steady limit, or a limit event
+  // that began before the job did): the job starts paused.
+  for (uint32_t si : j.sites)
+    if (sites[si].power_paused) return sync_power_pause(j);
 }
 
 void State::next_action(Job& j) {

@@ -62,6 +62,35 @@ TEST_CASE("a limit below the idle load pauses the job with its state kept") {
   CHECK(r.sites[0].limit_unmet_s == 300);
 }
 
+// A site's steady limits (grid_limit, cooling_capacity in the scenario file) hold from the start of the
+// run, not only once some timed limit event has re-divided the site's power.
+TEST_CASE("a site's fixed grid limit and cooling capacity act from t = 0") {
+  // The same half of the dynamic power as above, allowed for the whole hour: every step takes 4 s.
+  Scenario grid = quiet();
+  grid.sites[0].grid_limit_w = (64800 + 76800) * 1.2;
+  grid.finalize();
+  SimResult r = simulate(grid, {1, std::nullopt});
+  CHECK(r.jobs[0].steps_committed == 900);
+  CHECK(r.jobs[0].work.conserved());
+  // 36 idle nodes (64.8 kW) plus half the dynamic power (76.8 kW) for the whole hour, at the limit.
+  CHECK(r.sites[0].it_energy_j == doctest::Approx(141600.0 * 3600).epsilon(1e-12));
+  CHECK(r.sites[0].limit_unmet_s == 0);
+  // A cooling capacity bounds the IT load itself (no PUE): the same cap, the same 900 steps.
+  Scenario cooling = quiet();
+  cooling.sites[0].cooling_capacity_w = 64800 + 76800;
+  cooling.finalize();
+  CHECK(simulate(cooling, {1, std::nullopt}).jobs[0].steps_committed == 900);
+  // Below the idle load the job never computes: paused from its start, nothing done or lost.
+  Scenario dark = quiet();
+  dark.sites[0].cooling_capacity_w = 10000;
+  dark.finalize();
+  SimResult d = simulate(dark, {1, std::nullopt});
+  CHECK(d.jobs[0].steps_committed == 0);
+  CHECK(d.jobs[0].work.attempted == 0);
+  CHECK(d.jobs[0].time.paused == 3600 * kSec);
+  CHECK(d.sites[0].limit_unmet_s == 3600);
+}
+
 TEST_CASE("a site outage interrupts the job, which waits for the site and then restores") {
   Scenario sc = quiet("recovery = \"restart\"\ncheckpoint = \"300 step\"\n");
   sc.events.push_back(event(TimedKind::site_outage, 601, 1800));
