@@ -24,6 +24,7 @@
 #include "runtime/sim/engine.h"
 #include "runtime/sim/experiments.h"
 #include "runtime/sim/interval_model.h"
+#include "runtime/sim/job_model.h"
 #include "runtime/sim/report.h"
 #include "runtime/sim/scenario_toml.h"
 #include "runtime/sim/serving_report.h"
@@ -173,6 +174,7 @@ SimulateRun simulate_runs(const SimulateArgs& args) {
     const Registry reg = Registry::load(args.image_path);
     sc = load_scenario_toml(args.scenario, reg.units(), args.model ? &*args.model : nullptr);
     attach_model_intervals(sc, reg);
+    if (sc.needs_job_model()) attach_job_model(sc, reg, PresetLibrary(reg, args.presets_dir));
     if (args.policy) base.recovery = parse_recovery(*args.policy);
     check_work(sc, args);
     base.max_events = args.max_events;

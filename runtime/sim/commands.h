@@ -36,6 +36,7 @@ struct RunError : std::runtime_error {
 struct SimulateArgs {
   std::string scenario;              // TOML scenario file
   std::string image_path;            // registry image, for its unit table
+  std::string presets_dir;           // the preset library, for a job that names its model_preset
   std::optional<uint64_t> seed;      // default: the scenario's seed
   uint32_t replicas = 1;             // replica r runs with seed + r
   std::optional<std::string> policy; // replace every job's recovery: restart, wait_restore, in_memory, elastic, adaptive

@@ -1,7 +1,7 @@
-// E001-RECOVERY-V2: matched recovery mechanics. Four recovery policies run one multi-site training job
+// E001-RECOVERY-V2: matched recovery mechanics. Seven recovery policies run one multi-site training job
 // through the same failure trace (one seed, separate random streams): synchronous wait-and-restore, fixed
-// cadence checkpoint-restart, the adaptive candidate and a future-trace oracle that may see when the job
-// will be interrupted. Each policy also runs once with no failure realised (same priors, same cadence
+// cadence checkpoint-restart, the adaptive candidate, a future-trace oracle that may see when the job
+// will be interrupted, reactive membership, power-aware migration and parallelism reconfiguration. Each policy also runs once with no failure realised (same priors, same cadence
 // rules), which is what recovery debt is measured against.
 //
 // The scenario (schema gpu-stack.e001-recovery-scenario.v2, JSON) holds the experiment's choices and

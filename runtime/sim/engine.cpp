@@ -112,6 +112,12 @@ void State::setup_jobs() {
     const auto& w = j.spec->workload;
     if (std::string missing = policy_prerequisites_missing(pol, w); !missing.empty())
       throw std::invalid_argument(fmt::format("job '{}': the {} policy needs {}", j.spec->id, recovery_name(pol.recovery), missing));
+    if (pol.reconfigure && (!j.spec->reconfigure || j.spec->reconfigure->step_ratio.empty()))
+      throw std::invalid_argument(fmt::format("job '{}': parallelism reconfiguration needs the model's step time at each data-parallel degree: "
+                                              "load the scenario with the model (the job's model_preset)", j.spec->id));
+    if (pol.power_aware && j.spec->power_cap && !(j.spec->power_cap->clock_share > 0))
+      throw std::invalid_argument(fmt::format("job '{}': the power cap's clock share comes from the model: load the scenario with the model "
+                                              "(the job's model_preset)", j.spec->id));
     try {
       j.policy = Policy(pol, sc.intervals);
     } catch (const std::invalid_argument& e) {
@@ -146,6 +152,9 @@ void State::setup_jobs() {
         j.replicas.push_back(r);
       }
     }
+    if (pol.reconfigure && j.spec->reconfigure->step_ratio.size() != j.replicas.size())
+      throw std::invalid_argument(fmt::format("job '{}': the model's step-time table has {} data-parallel degrees but the job has {} replicas",
+                                              j.spec->id, j.spec->reconfigure->step_ratio.size(), j.replicas.size()));
     j.multi_site_sync = j.sites.size() > 1 && j.spec->sync_bytes > 0 && !sc.links.empty();
     j.group_hits.assign((j.slots.size() + pol.peer_group_nodes - 1) / pol.peer_group_nodes, 0);
     j.slowest = MaxTree(j.slots.size());

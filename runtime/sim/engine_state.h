@@ -268,6 +268,12 @@ struct State {
   Decision decide(Job& j, Epoch e);
   int64_t plan_step_ns(Job& j);
   double power_factor(const Job& j) const;
+  // How much longer a step's compute takes than at full membership: the lost capacity's share (the global
+  // batch is kept), or under parallelism reconfiguration the model's step at the job's current degree.
+  double capacity_factor(const Job& j) const;
+  double reconfig_s(const Job& j) const;  // one membership or degree change
+  uint32_t active_replicas(const Job& j) const;
+  void record_degree_change(Job& j, uint32_t before);  // a reconfiguring job's data-parallel degree moved
   std::vector<uint32_t> storage_path(const Job& j, uint32_t site, bool write) const;
   void finish_job(Job& j);
 };

@@ -13,6 +13,7 @@
 #include "runtime/sim/e004.h"
 #include "runtime/sim/e006.h"
 #include "runtime/sim/interval_model.h"
+#include "runtime/sim/job_model.h"
 
 namespace gs::sim {
 
@@ -46,9 +47,13 @@ ExperimentOutcome run_experiment(const research::ExperimentProtocol& protocol, c
     RecoveryV2Scenario sc = load_recovery_v2_scenario(scenario, context.scenario_path, *units);
     // The candidate checkpoints by Daly's interval, which comes from the model.
     sc.world.intervals = context.intervals;
-    if (!sc.world.intervals) {
-      if (context.image_path.empty()) throw std::invalid_argument("E001-RECOVERY-V2 needs the model image for Daly's checkpoint interval");
-      sc.world.intervals = CheckpointIntervals::from_model(Registry::load(context.image_path));
+    if (!sc.world.intervals || sc.world.needs_job_model()) {
+      if (context.image_path.empty())
+        throw std::invalid_argument("E001-RECOVERY-V2 needs the model image for Daly's checkpoint interval and its job's model_preset");
+      const Registry reg = Registry::load(context.image_path);
+      if (!sc.world.intervals) sc.world.intervals = CheckpointIntervals::from_model(reg);
+      // The reconfiguring comparator's step times and the power cap's clock share, from the model.
+      if (sc.world.needs_job_model()) attach_job_model(sc.world, reg, PresetLibrary(reg, context.presets_dir));
     }
     used_seed = seed.value_or(sc.seed);
     payload = run_recovery_v2(protocol, sc, used_seed, context.timeline, &timeline);

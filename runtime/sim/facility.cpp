@@ -256,7 +256,7 @@ double State::node_power_w(const Job& j, uint32_t si, bool active) const {
   } else {
     // Over one step a nominal GPU computes for c, waits for the slowest GPU for c(s-1), then waits on
     // exposed collectives for x.
-    double c = (w.t_step_s - w.t_exposed_comm_s) * (j.nominal_capacity / j.active_capacity) * power_factor(j);
+    double c = (w.t_step_s - w.t_exposed_comm_s) * capacity_factor(j) * power_factor(j);
     double wait = c * (j.slowest.max() - 1.0), x = w.t_exposed_comm_s;
     gpu = (c * busy + wait * f.gpu_idle_w + x * comm) / (c + wait + x);
   }

@@ -44,6 +44,7 @@ void append_decision(std::string& log, int64_t now, Epoch e, const Decision& d) 
   // Actions added after the first log format appear only when taken, so earlier policies' logs (and
   // their digests) are unchanged.
   if (d.migrate) log += " migrate=true";
+  if (d.reconfigure) log += " reconfigure=true";
   if (d.power_cap != PowerCapAction::keep) {
     log += " power_cap=";
     log += power_cap_name(d.power_cap);
@@ -89,6 +90,32 @@ void State::update_slot(Job& j, uint32_t slot) {
   double before = j.slowest.max();
   j.slowest.set(slot, s.node >= 0 && j.replicas[s.replica].active ? nodes[s.node].slowdown() : 0.0);
   if (j.slowest.max() != before) replan(j);
+}
+
+uint32_t State::active_replicas(const Job& j) const {
+  uint32_t n = 0;
+  for (const auto& g : j.groups) n += g.active;
+  return n;
+}
+
+double State::capacity_factor(const Job& j) const {
+  if (!j.policy.spec().reconfigure) return j.nominal_capacity / j.active_capacity;
+  // The model's step time at this many replicas over its step at all of them (attach_job_model).
+  const auto& ratio = j.spec->reconfigure->step_ratio;
+  const uint32_t k = active_replicas(j);
+  if (k < 1 || k > ratio.size()) throw std::logic_error("a reconfigured job runs at a degree the model's table does not hold");
+  return ratio[k - 1];
+}
+
+void State::record_degree_change(Job& j, uint32_t before) {
+  const uint32_t after = active_replicas(j);
+  if (after == before) return;
+  ++j.result.degree_changes;
+  if (opt.timeline) result.timeline.push_back({now, "parallelism", j.spec->id, fmt::format("dp {} -> {}", before, after)});
+}
+
+double State::reconfig_s(const Job& j) const {
+  return j.policy.spec().reconfigure ? j.spec->reconfigure->cost_s : j.spec->workload.reconfig_s.value_or(0);
 }
 
 void State::refresh_capacity(Job& j) {
@@ -237,7 +264,7 @@ void State::set_power_cap(Job& j, bool capped) {
 // does not.
 int64_t State::plan_step_ns(Job& j) {
   const auto& w = j.spec->workload;
-  double c = (w.t_step_s - w.t_exposed_comm_s) * (j.nominal_capacity / j.active_capacity) * power_factor(j) * j.slowest.max();
+  double c = (w.t_step_s - w.t_exposed_comm_s) * capacity_factor(j) * power_factor(j) * j.slowest.max();
   if (j.spec->trace_phases && sc.stragglers.step_jitter_sigma > 0) c *= rng_jitter.lognormal(1.0, sc.stragglers.step_jitter_sigma);
   j.compute_ns = std::max<int64_t>(1, to_ns(c));
   return std::max<int64_t>(j.compute_ns, to_ns(c + w.t_exposed_comm_s));
@@ -277,7 +304,7 @@ Observation State::observe(const Job& j, Epoch e) const {
   o.prior_mtbf_s = j.prior_mtbf_s;
   o.prior_repair_s = prior_repair_s;
   o.restart_overhead_s = w.restart_overhead_s;
-  o.reconfig_s = w.reconfig_s.value_or(0);
+  o.reconfig_s = reconfig_s(j);
   o.rejoin_transfer_s = w.state_transfer_bw ? w.state_bytes / *w.state_transfer_bw : 0;
   o.memory_restore_s = w.memory_restore_s.value_or(0);
   return o;
@@ -531,7 +558,7 @@ void State::on_flow_done(Job& j, uint32_t flow) {
     case Flows::rejoin:
       set_phase(j, Phase::reconfiguring);
       j.timer_stage = kStageRejoin;
-      push(now + to_ns(*j.spec->workload.reconfig_s), Priority::completion, kTimer, j.index, j.gen);
+      push(now + to_ns(reconfig_s(j)), Priority::completion, kTimer, j.index, j.gen);
       break;
     case Flows::none: break;
   }
@@ -567,13 +594,16 @@ void State::on_timer(Job& j) {
       offer_capacity(j);
       next_action(j);
       return;
-    case kStageRejoin:
+    case kStageRejoin: {
+      const uint32_t before = active_replicas(j);
       for (uint32_t index : std::vector<uint32_t>(j.inactive_replicas.begin(), j.inactive_replicas.end()))
         if (j.replicas[index].filled == j.replicas[index].slots) set_replica_active(j, index, true);
+      if (j.policy.spec().reconfigure) record_degree_change(j, before);
       refresh_capacity(j);
       ++j.result.rejoins;
       next_action(j);
       return;
+    }
     case kStageMemoryCheckpoint: commit_checkpoint(j); return;
   }
 }
@@ -666,16 +696,18 @@ void State::on_observe(Job& j) {
     case RecoveryAction::continue_elastic:
       if (j.needs_restore || !j.failure_removed_node) throw std::logic_error("policy continued a job whose state was not intact");
       {
+        const uint32_t before = active_replicas(j);
         std::set<uint32_t> hit;  // replicas with a vacant slot
         for (uint32_t slot : j.vacant_slots) hit.insert(j.slots[slot].replica);
         for (uint32_t index : hit) set_replica_active(j, index, false);
+        if (j.policy.spec().reconfigure) record_degree_change(j, before);
       }
       refresh_capacity(j);
       if (j.active_capacity <= 0) throw std::logic_error("policy continued a job with no replica left");
       ++j.result.elastic_continuations;
       set_phase(j, Phase::reconfiguring);
       j.timer_stage = kStageShrink;
-      push(now + to_ns(*j.spec->workload.reconfig_s), Priority::completion, kTimer, j.index, j.gen);
+      push(now + to_ns(reconfig_s(j)), Priority::completion, kTimer, j.index, j.gen);
       return;
     case RecoveryAction::none: throw std::logic_error("policy gave no recovery for an observed failure");
   }

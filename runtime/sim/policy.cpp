@@ -181,10 +181,12 @@ Decision Policy::decide(const Observation& o) {
     case Epoch::failure_observed:
       d.recovery = choose_recovery(o, d.abstained);
       d.migrate = spec_.migrate && (d.recovery == RecoveryAction::restore_durable || d.recovery == RecoveryAction::restore_memory);
+      d.reconfigure = spec_.reconfigure && d.recovery == RecoveryAction::continue_elastic;
       d.checkpoint_interval_steps = cadence_steps(o, mtbf_estimate(o));
       break;
     case Epoch::capacity_returned:
       d.rejoin = (spec_.recovery == Recovery::elastic || spec_.recovery == Recovery::adaptive) && o.replicas_restorable > 0;
+      d.reconfigure = spec_.reconfigure && d.rejoin;
       break;
     case Epoch::maintenance_notice:
       d.checkpoint_now = spec_.cadence != Cadence::none;

@@ -70,6 +70,9 @@ struct Decision {
   // with spares for all of it; its share of the state crosses the WAN before the restart.
   bool migrate = false;
   PowerCapAction power_cap = PowerCapAction::keep;
+  // Parallelism reconfiguration (a reconfiguring policy's continuation or rejoin): the job changes its
+  // data-parallel degree, at the declared cost, and runs at the model's step time for the new degree.
+  bool reconfigure = false;
   bool abstained = false;     // the adaptive policy was outside its calibrated range and acted as the baseline
 };
 

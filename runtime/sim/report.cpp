@@ -80,6 +80,7 @@ Json job_json(const JobResult& j) {
     out["bytes"]["migration"] = j.migration_bytes;
   }
   if (j.power_cap_changes) out["recovery"]["power_cap_changes"] = j.power_cap_changes;
+  if (j.degree_changes) out["recovery"]["data_parallel_degree_changes"] = j.degree_changes;
   return out;
 }
 
@@ -137,6 +138,7 @@ std::string result_text(const SimResult& r) {
     if (j.migrations || j.power_cap_changes)
       out += fmt::format("  interventions: {} replica migrations ({:.4g} TB over the WAN), {} power-cap changes\n", j.migrations,
                          j.migration_bytes / 1e12, j.power_cap_changes);
+    if (j.degree_changes) out += fmt::format("  parallelism: {} data-parallel degree changes\n", j.degree_changes);
     out += fmt::format("  checkpoints: {} durable, {} in memory; lost {:.1f} GPU-hours\n", j.checkpoints_durable,
                        j.checkpoints_memory, j.lost_gpu_hours);
   }

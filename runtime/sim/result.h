@@ -37,6 +37,7 @@ struct JobResult {
   double sync_bytes = 0, sync_bytes_aborted = 0, checkpoint_bytes = 0, checkpoint_bytes_aborted = 0;
   double restore_bytes = 0, state_transfer_bytes = 0;
   uint64_t migrations = 0, power_cap_changes = 0;  // replicas moved to another site; caps set or lifted
+  uint64_t degree_changes = 0;                     // data-parallel degree changes of a reconfiguring policy
   double migration_bytes = 0;                      // state moved over the WAN after migrations (partial ones included)
   double gpu_busy_s = 0;       // GPU-seconds spent in compute phases
   double lost_gpu_hours = 0;   // GPU time of compute that did not survive

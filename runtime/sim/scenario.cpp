@@ -149,9 +149,22 @@ void Scenario::finalize() {
     check(pol.cadence != Cadence::fixed_time || pol.cadence_value > 0, who + ": a fixed checkpoint interval needs a positive time");
     std::string missing = policy_prerequisites_missing(pol, w);
     check(missing.empty(), fmt::format("{}: the {} policy needs {}", who, recovery_name(pol.recovery), missing));
-    if (j.power_cap)
-      check(j.power_cap->board_w > 0 && j.power_cap->clock_share > 0 && j.power_cap->clock_share <= 1 && j.power_cap->busy_w > 0,
+    if (j.power_cap) {
+      check(j.power_cap->board_w > 0 && (j.power_cap->clock_share_from_model || (j.power_cap->clock_share > 0 && j.power_cap->clock_share <= 1)) &&
+                j.power_cap->busy_w > 0,
             who + ": power_cap needs a positive board limit, a clock share in (0, 1] and a positive busy power");
+      check(!j.power_cap->clock_share_from_model || !j.model_preset.empty(),
+            who + ": power_cap without a clock_share takes it from the model, so the job must name its model_preset");
+    }
+    if (j.reconfigure) {
+      check(j.reconfigure->cost_s >= 0, who + ": the reconfiguration cost must be >= 0");
+      check(!j.model_preset.empty(), who + ": [job.reconfigure] takes the step time at each data-parallel degree from the model, "
+                                           "so the job must name its model_preset");
+      for (const auto& pl : j.placement)
+        check(pl.speed == 1, who + ": parallelism reconfiguration prices a degree, not a mix of site speeds: every placement speed must be 1");
+    }
+    check(!pol.reconfigure || pol.recovery == Recovery::elastic, who + ": parallelism reconfiguration applies to the elastic recovery");
+    check(!pol.reconfigure || j.reconfigure, who + ": a reconfiguring policy needs the job's [job.reconfigure] cost");
     check(!pol.power_aware || j.power_cap, who + ": a power-aware policy needs the job's [job.power_cap] operating point");
     check(!pol.migrate || j.placement.size() > 1, who + ": migration needs a job placed at two or more sites");
     for (const auto& r : pol.envelope.ranges)
@@ -242,12 +255,17 @@ Json Scenario::to_json() const {
     // Keys added after v1 appear only when used, so the hash of a scenario without them is unchanged.
     if (pol.migrate) policy["migrate"] = true;
     if (pol.power_aware) policy["power_aware"] = true;
+    if (pol.reconfigure) policy["reconfigure"] = true;
     Json jj = {{"id", job.id}, {"placement", pl}, {"replica_nodes", job.replica_nodes},
                {"target_steps", job.target_steps}, {"start_ns", job.start_ns},
                {"checkpoint_storage", job.checkpoint_storage}, {"sync_bytes", job.sync_bytes},
                {"trace_phases", job.trace_phases}, {"policy", policy}, {"model", job.model}};
-    if (job.power_cap)
+    if (job.power_cap) {
       jj["power_cap"] = {{"board_w", job.power_cap->board_w}, {"clock_share", job.power_cap->clock_share}, {"busy_w", job.power_cap->busy_w}};
+      if (job.power_cap->clock_share_from_model) jj["power_cap"]["clock_share_from"] = "model";
+    }
+    if (!job.model_preset.empty()) jj["model_preset"] = job.model_preset;
+    if (job.reconfigure) jj["reconfigure"] = {{"cost_s", job.reconfigure->cost_s}, {"step_ratio", job.reconfigure->step_ratio}};
     j["jobs"].push_back(jj);
   }
   j["failures"] = Json::array();
@@ -289,6 +307,12 @@ std::string Scenario::hash() const { return research::canonical_sha256(to_json()
 bool Scenario::needs_model_intervals() const {
   for (const auto& j : jobs)
     if (j.policy.cadence == Cadence::young || j.policy.cadence == Cadence::daly) return true;
+  return false;
+}
+
+bool Scenario::needs_job_model() const {
+  for (const auto& j : jobs)
+    if (!j.model_preset.empty()) return true;
   return false;
 }
 

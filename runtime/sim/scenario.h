@@ -102,6 +102,11 @@ struct PolicySpec {
   // is under a facility power limit, run the boards at the job's declared capped operating point
   // (JobSpec::power_cap) instead of leaving the facility to throttle them.
   bool migrate = false, power_aware = false;
+  // Parallelism reconfiguration (elastic recovery only): the job continues at the smaller data-parallel
+  // degree of its intact replicas and grows back when capacity returns, as elastic continuation does, but
+  // each change of degree costs the job's declared reconfiguration time and the step at a degree is the
+  // model's (JobSpec::reconfigure) instead of the step scaled by the lost capacity.
+  bool reconfigure = false;
 };
 
 // A board power cap the job may run under, as the model prices it: the clock share the capped board
@@ -110,6 +115,17 @@ struct PolicySpec {
 // gpu.power.total at the cap). The engine reads both as given; it keeps no power law of its own.
 struct PowerCapPoint {
   double board_w = 0, clock_share = 1, busy_w = 0;
+  // The scenario left the clock share to the model (the job's model_preset): attach_job_model sets it.
+  bool clock_share_from_model = false;
+};
+
+// Parallelism reconfiguration of a data-parallel job (PolicySpec::reconfigure). The cost is declared in
+// the scenario with its source; the step-time table comes from the compiled model under the job's
+// model_preset (attach_job_model): step_ratio[k - 1] is the model's step time with k replicas, the
+// global batch kept, over its step time with all of them.
+struct ReconfigureSpec {
+  double cost_s = 0;               // one change of data-parallel degree (shrink or grow)
+  std::vector<double> step_ratio;  // k = 1 .. replicas; empty until the model fills it
 };
 
 struct Placement {
@@ -128,6 +144,8 @@ struct JobSpec {
   double sync_bytes = 0;           // bytes per WAN link per inter-site synchronisation
   bool trace_phases = false;       // one event per compute and per collective phase (power waveforms)
   std::optional<PowerCapPoint> power_cap;  // the capped operating point a power-aware policy may choose
+  std::string model_preset;                 // the preset that models this job (its layout, its hardware)
+  std::optional<ReconfigureSpec> reconfigure;  // what a parallelism reconfiguration costs and gives
   PolicySpec policy;
   std::map<std::string, double> model;  // workload variables of this job
   WorkloadInputs workload;              // resolved from the top level and `model`
@@ -211,6 +229,7 @@ struct Scenario {
   // they are the model's, not the scenario's.
   std::shared_ptr<const CheckpointIntervals> intervals;
   bool needs_model_intervals() const;  // some job's cadence is young or daly
+  bool needs_job_model() const;        // some job names a model_preset (attach_job_model fills what it gives)
 
   // Cross-checks references and ranges and resolves every job's and site's inputs. Throws
   // std::invalid_argument listing the problems. Loaders call it; so must code that builds a scenario.

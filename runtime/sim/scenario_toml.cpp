@@ -206,7 +206,7 @@ class Reader {
       return p;
     }
     expect_keys(*t, {"label", "recovery", "checkpoint", "durable_every", "peer_group", "min_replica_fraction",
-                     "prior_failures", "envelope", "sync", "migrate", "power_aware"}, path);
+                     "prior_failures", "envelope", "sync", "migrate", "power_aware", "reconfigure"}, path);
     try {
       p.recovery = parse_recovery(text(*t, "recovery", path));
     } catch (const std::invalid_argument& e) {
@@ -230,6 +230,7 @@ class Reader {
     p.prior_failures = t->get("prior_failures") ? t->get("prior_failures")->value_or(-1.0) : 0.0;
     p.migrate = flag(*t, "migrate", path);
     p.power_aware = flag(*t, "power_aware", path);
+    p.reconfigure = flag(*t, "reconfigure", path);
     if (const toml::table* env = t->get("envelope") ? t->get("envelope")->as_table() : nullptr) {
       expect_keys(*env, {"source", "ranges"}, path + ".envelope");
       p.envelope.source = text(*env, "source", path + ".envelope");
@@ -365,7 +366,7 @@ Scenario parse_scenario_toml(const std::string& text, const gs::UnitTable& units
   });
   each_table(root, "job", r, [&](const toml::table& t, const std::string& path) {
     r.expect_keys(t, {"id", "source", "note", "placement", "replica_nodes", "target_steps", "start", "checkpoint_storage",
-                      "sync_bytes", "trace_phases", "policy", "model", "power_cap"}, path);
+                      "sync_bytes", "trace_phases", "policy", "model", "power_cap", "model_preset", "reconfigure"}, path);
     JobSpec j;
     j.id = r.text(t, "id", path);
     std::string p = "job." + j.id;
@@ -389,11 +390,25 @@ Scenario parse_scenario_toml(const std::string& text, const gs::UnitTable& units
         r.expect_keys(*ct, {"board", "clock_share", "busy_power"}, p + ".power_cap");
         PowerCapPoint pc;
         pc.board_w = r.sourced(ct->get("board"), "W", p + ".power_cap.board").value_or(0);
-        pc.clock_share = r.sourced(ct->get("clock_share"), "1", p + ".power_cap.clock_share").value_or(0);
+        // Without a clock share of its own the cap takes the model's (the job's model_preset; attach_job_model).
+        if (const auto share = r.sourced(ct->get("clock_share"), "1", p + ".power_cap.clock_share")) pc.clock_share = *share;
+        else pc.clock_share = 0, pc.clock_share_from_model = true;  // 0 until the model fills it
         pc.busy_w = r.sourced(ct->get("busy_power"), "W", p + ".power_cap.busy_power").value_or(0);
         j.power_cap = pc;
       } else {
         r.problem(p + ".power_cap", "must be a table { board, clock_share, busy_power }, each with a source");
+      }
+    }
+    j.model_preset = r.text(t, "model_preset", p, false);
+    if (const toml::node* rc = t.get("reconfigure")) {
+      if (const toml::table* rt = rc->as_table()) {
+        r.expect_keys(*rt, {"cost"}, p + ".reconfigure");
+        ReconfigureSpec spec;
+        if (const auto cost = r.sourced(rt->get("cost"), "s", p + ".reconfigure.cost")) spec.cost_s = *cost;
+        else r.problem(p + ".reconfigure", "needs 'cost' (one change of data-parallel degree) with its source");
+        j.reconfigure = spec;
+      } else {
+        r.problem(p + ".reconfigure", "must be a table { cost }, with a source");
       }
     }
     j.policy = r.policy(table_at(t, "policy"), p + ".policy");

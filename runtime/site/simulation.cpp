@@ -12,6 +12,7 @@
 #include "runtime/sim/commands.h"
 #include "runtime/sim/engine.h"
 #include "runtime/sim/interval_model.h"
+#include "runtime/sim/job_model.h"
 #include "runtime/sim/report.h"
 #include "runtime/sim/scenario_toml.h"
 #include "runtime/toml_file.h"
@@ -228,6 +229,7 @@ ojson simulation_view_json(const Registry& reg, const std::string& presets_dir, 
   const std::string file = (fs::path(presets_dir) / "sim" / (settings.scenario + ".toml")).string();
   sim::Scenario sc = sim::load_scenario_toml(file, reg.units());
   sim::attach_model_intervals(sc, reg);
+  if (sc.needs_job_model()) sim::attach_job_model(sc, reg, PresetLibrary(reg, presets_dir));
   if (sc.jobs.empty()) throw PresetError(file + ": the Simulation view needs a scenario with a job");
   ojson runs = ojson::array(), published;
   for (const auto& policy : settings.policies) {

@@ -526,7 +526,7 @@ void scan_artifacts(const fs::path& root, std::vector<std::pair<std::string, res
   }
 }
 
-json experiments_json(const SiteOptions& opt, std::vector<std::string>& notes) {
+json experiments_json(const SiteOptions& opt, const std::string& presets_dir, std::vector<std::string>& notes) {
   const std::string& dir = opt.experiments_dir;
   json exps = json::array();
   std::error_code ec;
@@ -568,6 +568,7 @@ json experiments_json(const SiteOptions& opt, std::vector<std::string>& notes) {
             sim::ExperimentContext ctx;  // E001-RECOVERY-V2 reads the world file its scenario names
             ctx.scenario_path = s.string();
             ctx.image_path = opt.image_path;
+            ctx.presets_dir = presets_dir;  // a world's model_preset (E001-RECOVERY-V2's reconfiguration, its cap)
             sim::ExperimentOutcome out = sim::run_experiment(frozen, scenario, std::nullopt, ctx);
             json v = artifact_view(out.sealed, "run by the exporter on " + s.filename().string());
             v["protocol_matches"] = true;
@@ -775,7 +776,7 @@ void build_site(const Registry& reg, const SiteOptions& opt, const fs::path& out
   write_data(out, "scenarios", "scenarios", {{"schema", "gpu-stack.site.scenarios.v1"}, {"scenarios", scen}}, sum);
   write_data(out, "rootdebt", "rootdebt", root_debt_json(reg, graph), sum);
   write_data(out, "validation", "validation", validation_json(reg, lib, site_runs_paths(opt, presets_dir), sum.notes), sum);
-  write_data(out, "experiments", "experiments", experiments_json(opt, sum.notes), sum);
+  write_data(out, "experiments", "experiments", experiments_json(opt, presets_dir, sum.notes), sum);
   copy_chartjs(opt, out, sum);
   const ChartSettings charts = load_chart_settings(reg, chart_settings_path(presets_dir));
   write_data(out, "charts", "charts", charts_json(reg, lib, presets_dir, presets, charts, sum.notes), sum);

@@ -77,7 +77,7 @@ void add_simulate_commands(Cli& cli) {
             return common.json ? gs::research::pretty_dump(gs::sim::serving_result_json(r)) : gs::sim::serving_result_text(r);
           });
         }
-        st->sim.image_path = image_path(common);
+        st->sim.image_path = image_path(common), st->sim.presets_dir = presets_dir(common);
         if (!st->presets.empty()) st->sim.model = simulator_inputs_from_model(common, st->presets);
         return present_run([&] { return gs::sim::simulate_runs(st->sim); }, [&](const gs::sim::SimulateRun& r) {
           return common.json ? gs::research::pretty_dump(gs::research::Json(r)) : gs::present::simulate_text(r);

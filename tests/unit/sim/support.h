@@ -10,6 +10,7 @@
 #include "image/image.h"
 #include "runtime/registry.h"
 #include "runtime/sim/interval_model.h"
+#include "runtime/sim/job_model.h"
 #include "runtime/sim/scenario_toml.h"
 
 namespace gs::sim::testing {
@@ -40,6 +41,13 @@ inline std::shared_ptr<const CheckpointIntervals> intervals() {
   static const std::shared_ptr<const CheckpointIntervals> rules =
       CheckpointIntervals::from_model(gs::Registry::load(model_image_path()));
   return rules;
+}
+
+// What the model gives a job that names its model_preset (step times per data-parallel degree, a power
+// cap's clock share), from the built model and the source tree's presets, as `gpu-stack simulate` does.
+inline void attach_job_model(Scenario& sc) {
+  const gs::Registry reg = gs::Registry::load(model_image_path());
+  gs::sim::attach_job_model(sc, reg, gs::PresetLibrary(reg, std::string(GSTACK_SOURCE_DIR) + "/presets"));
 }
 
 inline Scenario with_intervals(Scenario sc) {

@@ -35,6 +35,7 @@ const RecoveryV2Scenario& scenario() {
   static const RecoveryV2Scenario sc = [] {
     RecoveryV2Scenario s = load_recovery_v2_scenario(read_json(kScenario), kScenario, testing::units());
     s.world.intervals = testing::intervals();
+    testing::attach_job_model(s.world);
     return s;
   }();
   return sc;
@@ -53,8 +54,8 @@ const RecoveryV2Run& run_of(const std::string& id) {
 
 }  // namespace
 
-TEST_CASE("E001-RECOVERY-V2: six policies, every one conserves work exactly, failures interrupt them") {
-  REQUIRE(runs().size() == 6);
+TEST_CASE("E001-RECOVERY-V2: seven policies, every one conserves work exactly, failures interrupt them") {
+  REQUIRE(runs().size() == 7);
   for (const auto& r : runs()) {
     CAPTURE(r.policy.id);
     for (const SimResult* s : {&r.with_failures, &r.no_failure}) {
@@ -81,7 +82,8 @@ TEST_CASE("E001-RECOVERY-V2: six policies, every one conserves work exactly, fai
 
 TEST_CASE("E001-RECOVERY-V2: non-oracle policies are prefix-indistinguishable; the oracle is not") {
   for (const std::string policy : {"synchronous-wait-restore", "fixed-cadence-checkpoint-restart", "adaptive-recovery",
-                                   "fixed-cadence-reactive-membership", "power-aware-migration-without-learning-adaptation"}) {
+                                   "fixed-cadence-reactive-membership", "power-aware-migration-without-learning-adaptation",
+                                   "fixed-cadence-parallelism-reconfiguration"}) {
     CAPTURE(policy);
     const auto& full = run_of(policy).with_failures.jobs.at(0);
     for (double share : {0.1, 0.37, 0.8}) {
@@ -162,6 +164,8 @@ TEST_CASE("E001-RECOVERY-V2 end to end: one trace, verdict, determinism of the s
   ctx.scenario_path = kScenario;
   ctx.units = &testing::units();
   ctx.intervals = testing::intervals();
+  ctx.image_path = testing::model_image_path();  // the job's model_preset: step times per degree, the cap's clock share
+  ctx.presets_dir = GSTACK_SOURCE_DIR "/presets";
   ctx.timeline = TimelineFormat::jsonl;
   ExperimentOutcome a = run_experiment(protocol, read_json(kScenario), std::nullopt, ctx);
   ExperimentOutcome b = run_experiment(protocol, read_json(kScenario), std::nullopt, ctx);
@@ -171,22 +175,22 @@ TEST_CASE("E001-RECOVERY-V2 end to end: one trace, verdict, determinism of the s
   CHECK(c.sealed["artifact_sha256"] != a.sealed["artifact_sha256"]);
   CHECK(a.sealed["matched_trace"]["identical_across_policies"] == true);
   CHECK(a.sealed["matched_trace"]["failures"].size() > 0);
-  CHECK(a.sealed["runs"].size() == 6);
+  CHECK(a.sealed["runs"].size() == 7);
   CHECK(a.sealed["artifacts"].size() == 2);
   // Learning progress is never simulated, so the hypothesis can at best be inconclusive.
   CHECK(a.verdict != gs::research::Verdict::pass);
   CHECK(a.sealed["learning_answer"].get<std::string>().rfind("unresolved", 0) == 0);
-  // Every timeline row names its run; all six runs are there.
+  // Every timeline row names its run; all seven runs are there.
   std::set<std::string> labelled;
   std::istringstream lines(a.timeline);
   for (std::string line; std::getline(lines, line);) labelled.insert(Json::parse(line).at("run").get<std::string>());
-  CHECK(labelled.size() == 6);
+  CHECK(labelled.size() == 7);
   for (const auto& [policy, check] : a.sealed["prefix_checks"].items()) {
     CAPTURE(policy);
     CHECK(check["panels"]["shorter horizon"] == "satisfied");
     CHECK(check["panels"]["altered future"] == "satisfied");
   }
-  CHECK(a.sealed["prefix_checks"].size() == 5);  // every policy but the oracle
+  CHECK(a.sealed["prefix_checks"].size() == 6);  // every policy but the oracle
   for (const auto& art : a.sealed["artifacts"]) {
     CAPTURE(art["policy"]);
     for (const auto& r : art["evidence_requirements"])
@@ -233,6 +237,7 @@ TEST_CASE("E001-RECOVERY-V2 artifacts are written once and never overwritten; th
   a.scenario = kScenario;
   a.experiments_dir = kExperiments;
   a.image_path = testing::model_image_path();
+  a.presets_dir = GSTACK_SOURCE_DIR "/presets";
   a.output = (dir / "result.json").string();
   a.timeline = (dir / "timeline.csv").string();
   const testing::CommandOutput out1 = testing::experiment_run_as_command(a);
@@ -275,4 +280,64 @@ TEST_CASE("E001-RECOVERY-V2: the two fixed-rule comparators, reactive membership
   CHECK(power.work.lost() == fixed.work.lost());
   CHECK(power.decision_log != fixed.decision_log);
   CHECK(power.decision_log.find("migrate=true") != std::string::npos);
+}
+
+TEST_CASE("E001-RECOVERY-V2: parallelism reconfiguration runs at the model's step per degree; the six earlier runs are unchanged") {
+  // The model's step time at each data-parallel degree k under the job's preset (h100_16k), the global batch
+  // kept, over its step at the job's 16 replicas. `gpu-stack resolve training.t_step --preset h100_16k
+  // --assign par.dp=K --assign par.batch.grad_accum_steps=256/K` prints 7.747174 s at 16, 8.14422 s at 15,
+  // 9.739998 s at 12 and 13.75264 s at 8 (7 digits, hence the tolerance).
+  const Scenario& world = scenario().world;
+  const auto& ratio = world.jobs.at(0).reconfigure->step_ratio;
+  REQUIRE(ratio.size() == 16);
+  CHECK(ratio[15] == 1.0);
+  CHECK(ratio[14] == doctest::Approx(8.14422 / 7.747174).epsilon(1e-6));
+  CHECK(ratio[11] == doctest::Approx(9.739998 / 7.747174).epsilon(1e-6));
+  CHECK(ratio[7] == doctest::Approx(13.75264 / 7.747174).epsilon(1e-6));
+  // Fewer replicas take longer, but less than the lost capacity's share: each carries more micro-batches,
+  // so the pipeline's fill and drain is a smaller part of its step.
+  for (uint32_t k = 1; k < 16; ++k) {
+    CAPTURE(k);
+    CHECK(ratio[k - 1] > ratio[k]);
+    CHECK(ratio[k - 1] < 16.0 / double(k));
+  }
+  CHECK(world.jobs.at(0).reconfigure->cost_s == 300.0);
+  // The power cap's clock share is the model's too (gpu.power.clock_scale at 600 W over 700 W; `gpu-stack
+  // resolve gpu.power.clock_scale --preset h100_16k --assign 'gpu.tdp=600 W'` prints 0.8715609).
+  CHECK(world.jobs.at(0).power_cap->clock_share == doctest::Approx(0.8715609).epsilon(1e-7));
+
+  const auto& rc = run_of("fixed-cadence-parallelism-reconfiguration").with_failures.jobs.at(0);
+  const auto& reactive = run_of("fixed-cadence-reactive-membership").with_failures.jobs.at(0);
+  CHECK(rc.completed);
+  CHECK(rc.checkpoint_intervals == std::vector<uint32_t>{300});
+  for (uint32_t local : rc.local_steps_history) CHECK(local <= 8);
+  // It shrinks where reactive membership does (one trace, the same rule) and grows back when spares come in.
+  CHECK(rc.elastic_continuations == reactive.elastic_continuations);
+  CHECK(rc.degree_changes >= 2 * rc.elastic_continuations);
+  CHECK(rc.decision_log.find("reconfigure=true") != std::string::npos);
+  CHECK(reactive.decision_log.find("reconfigure") == std::string::npos);
+  size_t degree_events = 0;
+  for (const auto& e : run_of("fixed-cadence-parallelism-reconfiguration").with_failures.timeline)
+    if (e.kind == "parallelism") {
+      ++degree_events;
+      CHECK(e.detail.rfind("dp ", 0) == 0);
+    }
+  CHECK(degree_events == rc.degree_changes);
+
+  // The six runs of the earlier result (artifact 5259bc9f219c...) are unchanged: the same decisions, bit for
+  // bit, and the same times to the target.
+  const std::vector<std::tuple<std::string, std::string, double>> earlier = {
+      {"synchronous-wait-restore", "ded8428408ec57972fb31dc654ce4c20d5d0d297c144064abd74c3d9b2736142", 0},
+      {"fixed-cadence-checkpoint-restart", "0ff570b2e6cd2e9868786129d7397c2bdb0ee1c089b9ad59baa28a9814b8c33f", 178093.019274707},
+      {"adaptive-recovery", "3847b2d0151b5bf17589dbd11b2c9b0e1cfd8cf7b6294a156c0eee02fbd8f0fc", 152535.158238731},
+      {"future-trace-recovery-oracle", "9fe02cc038c1159f11e988df62ecb11c239e5722be76639cd28acaaab966f9dd", 151700.488824474},
+      {"fixed-cadence-reactive-membership", "916eebe338a41f43cdb37889956afe2cb9c6d3d8a1ae66b84884c081d4f570e9", 173898.019823413},
+      {"power-aware-migration-without-learning-adaptation", "d340ad4a1a572fc86774f82e547b55632b5bcbcbc75a83095c8dfc452a5c0dde", 178093.019274707}};
+  for (const auto& [policy, digest, seconds] : earlier) {
+    CAPTURE(policy);
+    const auto& j = run_of(policy).with_failures.jobs.at(0);
+    CHECK(j.decisions_sha256 == digest);
+    if (seconds > 0) CHECK(j.wall_s() == doctest::Approx(seconds).epsilon(1e-14));
+    else CHECK(!j.completed);
+  }
 }

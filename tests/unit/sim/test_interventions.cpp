@@ -2,6 +2,8 @@
 // of a replica to another site's spares with its state share over the WAN. Hand arithmetic throughout.
 #include <doctest/doctest.h>
 
+#include <functional>
+
 #include "runtime/sim/engine.h"
 #include "tests/unit/sim/support.h"
 
@@ -128,6 +130,88 @@ latency = { value = "0 s", source = "assumption", note = "test" }
     CHECK(r->work_conserved());
     CHECK(r->time_partitioned());
   }
+}
+
+TEST_CASE("parallelism reconfiguration: elastic continuation at the model's step per degree and the declared cost") {
+  // GPU faults only (each takes one node, so the job may always continue), 8 replicas of 4 nodes, 4 spares.
+  auto run = [](std::optional<ReconfigureSpec> reconfigure) {
+    Scenario sc = parse(small_scenario("recovery = \"elastic\"\ncheckpoint = \"300 step\"\nmin_replica_fraction = 0.5\n", "", "2 day"));
+    sc.failures.erase(sc.failures.begin() + 1);
+    if (reconfigure) {
+      // The step table stands in for the model's (attach_job_model fills it from a preset); the membership
+      // change's own time is made absurd, so only the declared cost can give the elastic run's timing.
+      sc.jobs[0].model_preset = "test";
+      sc.jobs[0].reconfigure = reconfigure;
+      sc.jobs[0].policy.reconfigure = true;
+      sc.jobs[0].model["training.elastic.reconfig_time"] = 999;
+    }
+    sc.finalize();
+    SimOptions o{5, std::nullopt};
+    o.timeline = true;
+    return simulate(sc, o);
+  };
+  const SimResult elastic = run(std::nullopt);
+  const JobResult& e = elastic.jobs[0];
+  REQUIRE(e.elastic_continuations > 0);
+  REQUIRE(e.rejoins > 0);
+  // A table that stretches the step by the lost capacity's share (8 / k) and a cost equal to the membership
+  // change (20 s) is elastic continuation exactly: the same run, only the log says it reconfigured.
+  std::vector<double> linear;
+  for (int k = 1; k <= 8; ++k) linear.push_back(8.0 / k);
+  const SimResult same = run(ReconfigureSpec{20, linear});
+  const JobResult& s = same.jobs[0];
+  CHECK(s.end_ns == e.end_ns);
+  CHECK(s.steps_committed == e.steps_committed);
+  CHECK(s.work.attempted == e.work.attempted);
+  CHECK(s.work.lost() == e.work.lost());
+  CHECK(s.time.reconfigure == e.time.reconfigure);
+  CHECK(s.elastic_continuations == e.elastic_continuations);
+  CHECK(s.rejoins == e.rejoins);
+  CHECK(s.degree_changes >= e.elastic_continuations + 1);
+  CHECK(s.decision_log.find("reconfigure=true") != std::string::npos);
+  CHECK(e.decision_log.find("reconfigure") == std::string::npos);
+  CHECK(e.degree_changes == 0);
+  bool shrank = false;
+  for (const auto& ev : same.timeline) shrank |= ev.kind == "parallelism" && ev.detail == "dp 8 -> 7";
+  CHECK(shrank);
+  // A model that loses nothing per step at a smaller degree commits more steps on the same failures.
+  const SimResult flat = run(ReconfigureSpec{20, std::vector<double>(8, 1.0)});
+  CHECK(flat.jobs[0].steps_committed > e.steps_committed);
+  for (const SimResult* r : {&elastic, &same, &flat}) {
+    CHECK(r->work_conserved());
+    CHECK(r->time_partitioned());
+  }
+}
+
+TEST_CASE("parallelism reconfiguration is refused without its cost, its model or the elastic recovery") {
+  auto error_of = [](const std::function<void(Scenario&)>& change) {
+    Scenario sc = parse(small_scenario("recovery = \"elastic\"\ncheckpoint = \"none\"\nmin_replica_fraction = 0.5\n"));
+    change(sc);
+    try {
+      sc.finalize();
+      simulate(sc, {1, std::nullopt});
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK(error_of([](Scenario& sc) { sc.jobs[0].policy.reconfigure = true; }).find("needs the job's [job.reconfigure] cost") != std::string::npos);
+  CHECK(error_of([](Scenario& sc) {
+          sc.jobs[0].policy.reconfigure = true;
+          sc.jobs[0].reconfigure = ReconfigureSpec{20, {}};
+        }).find("must name its model_preset") != std::string::npos);
+  CHECK(error_of([](Scenario& sc) {
+          sc.jobs[0].policy.reconfigure = true;
+          sc.jobs[0].policy.recovery = Recovery::restart;
+          sc.jobs[0].model_preset = "test";
+          sc.jobs[0].reconfigure = ReconfigureSpec{20, {}};
+        }).find("applies to the elastic recovery") != std::string::npos);
+  // Named but never priced (loaded without the model): the run refuses to start.
+  CHECK(error_of([](Scenario& sc) {
+          sc.jobs[0].policy.reconfigure = true;
+          sc.jobs[0].model_preset = "test";
+          sc.jobs[0].reconfigure = ReconfigureSpec{20, {}};
+        }).find("load the scenario with the model") != std::string::npos);
 }
 
 TEST_CASE("interventions are refused where the job cannot take them") {
