@@ -11,6 +11,13 @@
 //     sample array, fully sorted), select (the sample array, nth_element) or stream (no sample array,
 //     one pass: monte_carlo_summary).
 //     Prints one line: method, samples, seconds, p5, p50, p95.
+//     Also stream-perdraw: stream with the former per-draw fill (StreamingOptions::per_draw_baseline).
+//     The line ends with the summary's CPU seconds (user + system, all threads).
+//   bench_plan draws IMAGE PRESETS_DIR [ROWS]
+//     Where one Monte Carlo draw's time goes, in CPU time of one thread, over ROWS draws (default 2^24) of
+//     econ.cost.per_token under the default preset: the uniforms alone, the input rows filled the former
+//     way (a Distribution::sample call per input and row) and the batched way (fill_draws), the SIMD
+//     batch kernel, and the whole streaming summary; the difference is the summary's bookkeeping.
 //   bench_plan simd IMAGE PRESETS_DIR [ROWS]
 //     Sweeps of econ.cost.per_token over two inputs, filled as `sweep` fills them, through the scalar
 //     JIT (JitOptions::vectorize = false, the former batch) and the SIMD block JIT, on 1 and 2 threads:
@@ -20,6 +27,9 @@
 //   bench_plan rqmc IMAGE PRESETS_DIR
 //     resolve's interval for each headline: randomized-QMC percentiles and their stated standard
 //     errors at 512-8192 samples against plain Monte Carlo with 10^6 draws (the reference) in this run.
+#include <sys/resource.h>
+#include <time.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -31,6 +41,7 @@
 #include "runtime/headline.h"
 #include "runtime/jit/interpreter.h"
 #include "runtime/presets.h"
+#include "runtime/rng.h"
 #include "runtime/uq/parallel.h"
 #include "runtime/uq/plan.h"
 #include "runtime/uq/uncertainty.h"
@@ -39,6 +50,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+}
 
 struct Setup {
   gs::Registry reg;
@@ -107,10 +123,13 @@ int mc(const Setup& s, size_t samples, const std::string& method) {
   const gs::CompiledCone& cone = plan.cone(gs::Evaluator::Jit);
   const auto inputs = s.columns(plan);
   const unsigned threads = gs::default_threads();
+  const double cpu0 = cpu_seconds();
   const auto t = Clock::now();
   double p5 = 0, p50 = 0, p95 = 0;
-  if (method == "stream") {
-    auto sum = gs::monte_carlo_summary(cone, plan.base(), inputs, 0, samples, 1, threads);
+  if (method == "stream" || method == "stream-perdraw") {
+    gs::StreamingOptions options;
+    options.per_draw_baseline = method == "stream-perdraw";
+    auto sum = gs::monte_carlo_summary(cone, plan.base(), inputs, 0, samples, 1, threads, 20, options);
     p5 = sum.p5, p50 = sum.p50, p95 = sum.p95;
   } else if (method == "select") {
     auto sum = gs::summarize(std::move(gs::monte_carlo(cone, plan.base(), inputs, samples, 1, threads)[0]));
@@ -129,7 +148,48 @@ int mc(const Setup& s, size_t samples, const std::string& method) {
     std::fprintf(stderr, "bench_plan: unknown method %s\n", method.c_str());
     return 2;
   }
-  std::printf("%s %zu %.6f %.17g %.17g %.17g\n", method.c_str(), samples, since(t), p5, p50, p95);
+  const double wall = since(t);
+  std::printf("%s %zu %.6f %.17g %.17g %.17g %.3f\n", method.c_str(), samples, wall, p5, p50, p95, cpu_seconds() - cpu0);
+  return 0;
+}
+
+// Nanoseconds per draw of each part of a Monte Carlo draw, on one thread (see the header comment).
+int draws(const Setup& s, size_t rows) {
+  const uint32_t target = *s.reg.find_var("econ.cost.per_token");
+  gs::Plan plan(s.reg, s.preset.assignments, s.preset.variants, {target}, s.uncertain());
+  const gs::CompiledCone& cone = plan.cone(gs::Evaluator::Jit);
+  const auto inputs = s.columns(plan);
+  const size_t chunk = gs::kChunkRows, chunks = (rows + chunk - 1) / chunk, n_in = cone.n_inputs, k = inputs.size();
+  rows = chunks * chunk;
+  std::vector<double> in(chunk * n_in), in2(chunk * n_in), out(chunk * cone.n_outputs), u(chunk * k);
+  // CPU time of this thread, so that other processes on a loaded machine do not count.
+  auto thread_cpu = [] {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+  };
+  auto per_draw_ns = [&](auto&& body) {
+    body(size_t(0));  // warm caches and buffers
+    const double t = thread_cpu();
+    for (size_t c = 0; c < chunks; ++c) body(c);
+    return (thread_cpu() - t) / double(rows) * 1e9;
+  };
+  const double rng_ns = per_draw_ns([&](size_t c) { gs::Rng(gs::derive_seed(1, c)).fill_uniform_open(u.data(), u.size()); });
+  const double old_fill = per_draw_ns([&](size_t c) { gs::fill_draws(in2.data(), chunk, n_in, plan.base(), inputs, 1, c, true); });
+  const double new_fill = per_draw_ns([&](size_t c) { gs::fill_draws(in.data(), chunk, n_in, plan.base(), inputs, 1, c, false); });
+  if (in != in2) return std::printf("draws: the batched fill differs from the per-draw fill\n"), 1;
+  const double kernel = per_draw_ns([&](size_t) { cone.batch(in.data(), out.data(), chunk); });
+  const double t = thread_cpu();
+  gs::monte_carlo_summary(cone, plan.base(), inputs, 0, rows, 1, 1);  // one thread: this one
+  const double total = (thread_cpu() - t) / double(rows) * 1e9;
+  std::printf("mc_draws: where a draw's time goes, CPU ns per draw on one thread, %zu draws of econ.cost.per_token (%zu uncertain inputs, %zu cone inputs)\n", rows, k,
+              n_in);
+  std::printf("  uniforms alone (xoshiro256**, %zu per draw)  %7.1f ns\n", k, rng_ns);
+  std::printf("  input rows, former per-draw fill             %7.1f ns\n", old_fill);
+  std::printf("  input rows, batched fill (fill_draws)        %7.1f ns  (%.2fx)\n", new_fill, old_fill / new_fill);
+  std::printf("  SIMD batch kernel                            %7.1f ns\n", kernel);
+  std::printf("  whole streaming summary                      %7.1f ns  (%.3g draws/s)\n", total, 1e9 / total);
+  std::printf("  summary bookkeeping (the difference)         %7.1f ns\n", total - new_fill - kernel);
   return 0;
 }
 
@@ -230,13 +290,14 @@ int rqmc(const Setup& s) {
 
 int main(int argc, char** argv) {
   if (argc < 4) {
-    std::fprintf(stderr, "usage: bench_plan tiers IMAGE PRESETS | mc IMAGE PRESETS SAMPLES METHOD | simd IMAGE PRESETS [ROWS] | rqmc IMAGE PRESETS\n");
+    std::fprintf(stderr, "usage: bench_plan tiers IMAGE PRESETS | mc IMAGE PRESETS SAMPLES METHOD | draws IMAGE PRESETS [ROWS] | simd IMAGE PRESETS [ROWS] | rqmc IMAGE PRESETS\n");
     return 2;
   }
   const std::string mode = argv[1];
   Setup s(argv[2], argv[3]);
   if (mode == "tiers") return tiers(s);
   if (mode == "mc" && argc == 6) return mc(s, std::strtoull(argv[4], nullptr, 10), argv[5]);
+  if (mode == "draws") return draws(s, argc >= 5 ? std::strtoull(argv[4], nullptr, 10) : size_t(1) << 24);
   if (mode == "simd") return simd(s, argc >= 5 ? std::strtoull(argv[4], nullptr, 10) : size_t(1) << 23);
   if (mode == "rqmc") return rqmc(s);
   std::fprintf(stderr, "bench_plan: bad arguments\n");

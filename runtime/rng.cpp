@@ -31,19 +31,32 @@ Rng::Rng(const std::array<uint64_t, 4>& state) {
   for (int i = 0; i < 4; ++i) s_[i] = state[i];
 }
 
-uint64_t Rng::next() {
-  uint64_t result = rotl(s_[1] * 5, 7) * 9;
-  uint64_t t = s_[1] << 17;
-  s_[2] ^= s_[0];
-  s_[3] ^= s_[1];
-  s_[1] ^= s_[2];
-  s_[0] ^= s_[3];
-  s_[2] ^= t;
-  s_[3] = rotl(s_[3], 45);
+namespace {
+// One xoshiro256** step on a state held in registers by the caller.
+inline uint64_t xoshiro_next(uint64_t s[4]) {
+  const uint64_t result = rotl(s[1] * 5, 7) * 9;
+  const uint64_t t = s[1] << 17;
+  s[2] ^= s[0];
+  s[3] ^= s[1];
+  s[1] ^= s[2];
+  s[0] ^= s[3];
+  s[2] ^= t;
+  s[3] = rotl(s[3], 45);
   return result;
 }
+inline double to_unit(uint64_t x) { return double(x >> 11) * 0x1.0p-53; }
+}  // namespace
 
-double Rng::uniform() { return double(next() >> 11) * 0x1.0p-53; }
+uint64_t Rng::next() { return xoshiro_next(s_); }
+
+double Rng::uniform() { return to_unit(next()); }
+
+void Rng::fill_uniform_open(double* out, size_t n) {
+  uint64_t s[4] = {s_[0], s_[1], s_[2], s_[3]};  // a local copy the compiler keeps in registers
+  for (size_t i = 0; i < n;)
+    if (const double u = to_unit(xoshiro_next(s)); u > 0) out[i++] = u;  // 0 is redrawn, as uniform_open() does
+  for (int i = 0; i < 4; ++i) s_[i] = s[i];
+}
 
 double Rng::uniform_open() {
   for (;;) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 
 namespace gs {
@@ -21,6 +22,8 @@ class Rng {
   uint64_t next();
   double uniform();        // [0, 1), 53 random bits
   double uniform_open();   // (0, 1)
+  // out[0..n) = n calls of uniform_open(), the same stream, in one loop (no call per draw; Monte Carlo fills).
+  void fill_uniform_open(double* out, size_t n);
   uint64_t below(uint64_t n);  // uniform in [0, n), unbiased (Lemire 2019, with rejection); n > 0
   double exponential(double rate);  // mean 1/rate
   double weibull(double shape, double scale);

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 
@@ -104,6 +105,29 @@ void fill_base(double* in, size_t rows, const std::vector<double>& base) {
 
 }  // namespace
 
+// The uniforms in one loop, in the order row after row, input after input (the stream that one
+// Distribution::sample call per input and row draws), then each input's column through its inverse CDF
+// in one loop (Distribution::quantiles): the same inputs, bit for bit, as `per_draw`.
+void fill_draws(double* in, size_t rows, size_t n_inputs, const std::vector<double>& base, const std::vector<UncertainInput>& inputs,
+                uint64_t seed, size_t chunk, bool per_draw) {
+  fill_base(in, rows, base);
+  Rng rng(derive_seed(seed, chunk));  // one stream per chunk: independent of thread scheduling
+  if (per_draw) {
+    for (size_t r = 0; r < rows; ++r)
+      for (const auto& u : inputs) in[r * n_inputs + u.column] = u.dist.sample(rng);
+    return;
+  }
+  const size_t k = inputs.size();
+  thread_local std::vector<double> uniforms, column;  // a worker's buffers, kept across its chunks
+  uniforms.resize(rows * k), column.resize(rows);
+  rng.fill_uniform_open(uniforms.data(), uniforms.size());
+  for (size_t i = 0; i < k; ++i) {
+    for (size_t r = 0; r < rows; ++r) column[r] = uniforms[r * k + i];
+    inputs[i].dist.quantiles(column.data(), rows);
+    for (size_t r = 0; r < rows; ++r) in[r * n_inputs + inputs[i].column] = column[r];
+  }
+}
+
 namespace {
 
 // Every Monte Carlo draw's output `output`, chunk by chunk: consume(chunk, first_row, values, rows) runs
@@ -112,16 +136,10 @@ namespace {
 // Chunks [first_chunk, end_chunk) only, when given: the draws the whole run makes in those chunks.
 void for_each_draw(const CompiledCone& cone, const std::vector<double>& base, const std::vector<UncertainInput>& inputs, size_t samples,
                    uint64_t seed, unsigned threads, const std::function<void(const RowBlock&)>& consume, size_t first_chunk = 0,
-                   size_t end_chunk = SIZE_MAX) {
+                   size_t end_chunk = SIZE_MAX, bool per_draw = false) {
   parallel_evaluate_chunks(
       cone, samples, first_chunk, end_chunk, threads,
-      [&](RowBlock& b) {
-        fill_base(b.inputs, b.rows, base);
-        Rng rng(derive_seed(seed, b.chunk));  // one stream per chunk: independent of thread scheduling
-        for (size_t r = 0; r < b.rows; ++r)
-          for (const auto& u : inputs) b.inputs[r * cone.n_inputs + u.column] = u.dist.sample(rng);
-      },
-      consume);
+      [&](RowBlock& b) { fill_draws(b.inputs, b.rows, cone.n_inputs, base, inputs, seed, b.chunk, per_draw); }, consume);
 }
 
 }  // namespace
@@ -273,8 +291,12 @@ struct Bracket {
 struct OnePassTally {
   static constexpr size_t kFineBins = 1 << 16;
   double lo = 0, hi = 0;  // the pilot's finite range: the fine histogram's
-  std::vector<size_t> fine = std::vector<size_t>(kFineBins, 0);
-  std::vector<double> fine_min = std::vector<double>(kFineBins, INFINITY), fine_max = std::vector<double>(kFineBins, -INFINITY);
+  // A fine bin's count and extremes side by side: one cache line per value instead of three.
+  struct FineBin {
+    size_t count = 0;
+    double min = INFINITY, max = -INFINITY;
+  };
+  std::vector<FineBin> fine = std::vector<FineBin>(kFineBins);
   std::vector<double> outside;  // finite values outside [lo, hi]
   size_t outside_cap = 0;
   bool overflow = false;  // more values outside than outside_cap: the pilot did not represent the run
@@ -293,10 +315,58 @@ struct OnePassTally {
         else overflow = true;
         continue;
       }
-      const size_t f = bin_of(x, lo, hi, kFineBins);
-      ++fine[f], fine_min[f] = std::min(fine_min[f], x), fine_max[f] = std::max(fine_max[f], x);
+      FineBin& f = fine[bin_of(x, lo, hi, kFineBins)];
+      ++f.count, f.min = std::min(f.min, x), f.max = std::max(f.max, x);
     }
   }
+  // An empty tally with the same range, cap and bracket bounds.
+  OnePassTally empty_like() const {
+    OnePassTally t;
+    t.lo = lo, t.hi = hi, t.outside_cap = outside_cap;
+    for (const Bracket& b : brackets) t.brackets.push_back({b.lo, b.hi, 0, {}});
+    return t;
+  }
+  // Adds another tally of the same range: counts and extremes add up, held values are pooled (the order
+  // of held values does not matter: they are selected from), so the result is the one tally's whatever
+  // worker saw which chunk. Overflow is the one tally's too: more than outside_cap values outside in all.
+  void merge(OnePassTally&& o) {
+    for (size_t f = 0; f < kFineBins; ++f)
+      fine[f].count += o.fine[f].count, fine[f].min = std::min(fine[f].min, o.fine[f].min), fine[f].max = std::max(fine[f].max, o.fine[f].max);
+    overflow = overflow || o.overflow || outside.size() + o.outside.size() > outside_cap;
+    if (!overflow) outside.insert(outside.end(), o.outside.begin(), o.outside.end());
+    for (size_t i = 0; i < brackets.size(); ++i) {
+      brackets[i].below += o.brackets[i].below;
+      brackets[i].held.insert(brackets[i].held.end(), o.brackets[i].held.begin(), o.brackets[i].held.end());
+    }
+  }
+};
+
+// One tally per worker: a worker takes a free one for each chunk (one short lock) instead of filling a
+// shared tally under a lock, which serialized the workers. Merged into `into` when the pass is over.
+class TallyPool {
+ public:
+  explicit TallyPool(const OnePassTally& prototype) : prototype_(prototype) {}
+  OnePassTally* take() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (free_.empty()) return all_.emplace_back(std::make_unique<OnePassTally>(prototype_.empty_like())).get();
+    OnePassTally* t = free_.back();
+    free_.pop_back();
+    return t;
+  }
+  void give(OnePassTally* t) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    free_.push_back(t);
+  }
+  void merge_into(OnePassTally& into) {
+    for (auto& t : all_) into.merge(std::move(*t));
+    all_.clear(), free_.clear();
+  }
+
+ private:
+  const OnePassTally& prototype_;
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<OnePassTally>> all_;
+  std::vector<OnePassTally*> free_;
 };
 
 // Brackets around the three percentiles from the pilot's sorted finite values: the pilot's rank estimate
@@ -319,9 +389,9 @@ void display_histogram(Summary& s, size_t bins, const OnePassTally& t) {
   fill_histogram(s, bins);
   for (double x : t.outside) ++s.bin_counts[bin_of(x, s.min, s.max, bins)];
   for (size_t f = 0; f < OnePassTally::kFineBins; ++f) {
-    const size_t count = t.fine[f];
+    const size_t count = t.fine[f].count;
     if (count == 0) continue;
-    const double a = t.fine_min[f], b = t.fine_max[f];
+    const double a = t.fine[f].min, b = t.fine[f].max;
     const size_t first = bin_of(a, s.min, s.max, bins), last = bin_of(b, s.min, s.max, bins);
     size_t given = 0;
     for (size_t d = first; d < last; ++d) {
@@ -348,7 +418,7 @@ Summary monte_carlo_summary(const CompiledCone& cone, const std::vector<double>&
       [&](const RowBlock& b) {
         for (size_t r = 0; r < b.rows; ++r) pilot[b.first_row + r] = b.outputs[r * n_out + output];
       },
-      0, pilot_chunks);
+      0, pilot_chunks, options.per_draw_baseline);
   if (pilot_rows == samples) return summarize(std::move(pilot), bins);
 
   std::vector<double> sorted;
@@ -371,15 +441,19 @@ Summary monte_carlo_summary(const CompiledCone& cone, const std::vector<double>&
   }
   tally.add(pilot.data(), 1, pilot_rows);
   pilot = {};
-  std::mutex merge;
-  for_each_draw(
-      cone, base, inputs, samples, seed, threads,
-      [&](const RowBlock& b) {
-        moments[b.chunk] = Moments::of(b.outputs + output, n_out, b.rows);
-        std::lock_guard<std::mutex> lock(merge);
-        tally.add(b.outputs + output, n_out, b.rows);
-      },
-      pilot_chunks, chunks);
+  {
+    TallyPool pool(tally);
+    for_each_draw(
+        cone, base, inputs, samples, seed, threads,
+        [&](const RowBlock& b) {
+          moments[b.chunk] = Moments::of(b.outputs + output, n_out, b.rows);
+          OnePassTally* mine = pool.take();
+          mine->add(b.outputs + output, n_out, b.rows);
+          pool.give(mine);
+        },
+        pilot_chunks, chunks, options.per_draw_baseline);
+    pool.merge_into(tally);
+  }
   if (tally.overflow) {
     Summary s = summary_in_three_passes(cone, base, inputs, output, samples, seed, threads, bins);
     ++s.passes;  // the pass that overflowed
@@ -421,15 +495,16 @@ Summary monte_carlo_summary(const CompiledCone& cone, const std::vector<double>&
         continue;
       }
       size_t below = low.size(), f = 0;
-      while (f < OnePassTally::kFineBins && below + tally.fine[f] <= r) below += tally.fine[f++];
+      while (f < OnePassTally::kFineBins && below + tally.fine[f].count <= r) below += tally.fine[f++].count;
       if (f == OnePassTally::kFineBins) order[r] = high[r - below];
-      else if (tally.fine_min[f] == tally.fine_max[f]) order[r] = tally.fine_min[f];
+      else if (tally.fine[f].min == tally.fine[f].max) order[r] = tally.fine[f].min;
       else wanted[f].emplace_back(r, r - below);
     }
     if (!wanted.empty()) {
       ++s.passes;
       std::map<size_t, std::vector<double>> held;
-      for (const auto& [bin, ranks] : wanted) held[bin].reserve(tally.fine[bin]);
+      for (const auto& [bin, ranks] : wanted) held[bin].reserve(tally.fine[bin].count);
+      std::mutex merge;
       for_each_draw(cone, base, inputs, samples, seed, threads, [&](const RowBlock& b) {
         std::lock_guard<std::mutex> lock(merge);
         for (size_t r = 0; r < b.rows; ++r) {

@@ -31,6 +31,14 @@ struct Summary {
 // selection (linear time), not by sorting.
 Summary summarize(std::vector<double> values, size_t bins = 20);
 
+// The input rows of Monte Carlo chunk `chunk` (row-major, `n_inputs` each): the base point with every
+// uncertain input drawn from the chunk's stream (derive_seed(seed, chunk)), row after row, input after
+// input. `per_draw`: one Distribution::sample call per input and row, the former fill, kept as the
+// benchmarks' baseline; otherwise the uniforms in one loop and each column through its inverse CDF in
+// another (vectorized), the same values bit for bit.
+void fill_draws(double* in, size_t rows, size_t n_inputs, const std::vector<double>& base, const std::vector<UncertainInput>& inputs,
+                uint64_t seed, size_t chunk, bool per_draw = false);
+
 // Samples every uncertain input independently; every other input stays at `base`. Returns one vector of
 // samples per cone output. Deterministic for a seed whatever the thread count.
 std::vector<std::vector<double>> monte_carlo(const CompiledCone& cone, const std::vector<double>& base,
@@ -58,6 +66,10 @@ struct StreamingOptions {
   // Most values outside the pilot's range that the pass keeps (expected: about 2 x samples / pilot_rows);
   // past it the summary falls back to three exact passes. 0: max(pilot_rows, 65536).
   size_t max_outside = 0;
+  // true: each input of each row drawn by its own Distribution::sample call, the former fill, kept as the
+  // benchmarks' baseline (bench/mc_draws.sh). The default draws a chunk's uniforms in one loop and maps
+  // each input's column in another: the same draws bit for bit, so the same summary.
+  bool per_draw_baseline = false;
 };
 Summary monte_carlo_summary(const CompiledCone& cone, const std::vector<double>& base, const std::vector<UncertainInput>& inputs,
                             size_t output, size_t samples, uint64_t seed, unsigned threads, size_t bins = 20,

@@ -32,6 +32,24 @@ TEST_CASE("a seed fixes the stream; streams for different purposes differ") {
   CHECK(derive_seed(7, 1) == derive_seed(7, 1));
 }
 
+TEST_CASE("fill_uniform_open draws what as many uniform_open calls draw, a redrawn zero included") {
+  // State {1, 0, 3, 4}: the first output is rotl(0 * 5, 7) * 9 = 0, a uniform of exactly 0, which
+  // uniform_open redraws; the fill must skip it the same way and leave the generator in the same state.
+  for (const std::array<uint64_t, 4>& state : {std::array<uint64_t, 4>{1, 0, 3, 4}, std::array<uint64_t, 4>{5, 6, 7, 8}}) {
+    Rng a(state), b(state);
+    std::vector<double> filled(1001);
+    a.fill_uniform_open(filled.data(), filled.size());
+    for (double u : filled) {
+      CHECK(u > 0);
+      CHECK(u < 1);
+      CHECK(u == b.uniform_open());
+    }
+    CHECK(a.next() == b.next());
+  }
+  Rng zero(std::array<uint64_t, 4>{1, 0, 3, 4});
+  CHECK(zero.uniform() == 0);  // the case above really met a zero
+}
+
 TEST_CASE("deterministic log, exp, sin and cos stay within a few ulp of the C library") {
   auto ulps = [](double a, double b) { return std::fabs(a - b) / std::max(std::fabs(b) * 0x1p-52, 0x1p-1074); };
   for (double x = 1e-300; x < 1e300; x *= 1.37) CHECK(ulps(det_log(x), std::log(x)) <= 4);
