@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/memory_fit.h"
+#include "runtime/uq/memory_fit.h"
 #include "runtime/registry.h"
 #include "runtime/distribution.h"
 #include "runtime/jit/object_cache.h"

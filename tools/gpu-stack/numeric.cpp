@@ -6,8 +6,8 @@
 #include <optional>
 #include <string>
 
-#include "runtime/memory_fit.h"
 #include "runtime/present/uq.h"
+#include "runtime/uq/memory_fit.h"
 #include "runtime/uq/commands.h"
 #include "runtime/uq/uncertainty.h"
 #include "tools/gpu-stack/commands.h"

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/format.h"
-#include "runtime/memory_fit.h"
+#include "runtime/uq/memory_fit.h"
 #include "runtime/report.h"
 #include "runtime/resolver.h"
 #include "tools/gpu-stack/commands.h"

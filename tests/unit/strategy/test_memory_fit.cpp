@@ -1,12 +1,13 @@
-// Whether a layout fits in HBM (runtime/memory_fit): the check read from presets/memory_fit.toml, its
+// Whether a layout fits in HBM (runtime/uq/memory_fit): the check read from presets/memory_fit.toml, its
 // verdict and breakdown on the default scenario with and without an oversized micro-batch, the sweep's
 // fits column, and bad check files.
 #include <doctest/doctest.h>
 
 #include <cmath>
 
-#include "runtime/memory_fit.h"
+#include "runtime/uq/memory_fit.h"
 #include "runtime/presets.h"
+#include "runtime/resolver.h"
 #include "runtime/uq/commands.h"
 #include "tests/unit/support/shipped_model.h"
 
@@ -60,6 +61,24 @@ TEST_CASE("memory fit: the default layout fits and its parts add up to the total
   CHECK(text.find("does not fit in HBM: needs ") == 0);
   CHECK(text.find("(training.fits_in_hbm)") != std::string::npos);
   CHECK(text.find("    activations: ") != std::string::npos);
+}
+
+TEST_CASE("memory fit: the interpreted check gives the resolver's exact values to 1e-12, fitting or not") {
+  const auto& c = shipped_check();
+  for (const gs::ScenarioPoint& s : {gs::testing::preset_point("default"), with_micro_batch(16, 2), with_micro_batch(2, 16)}) {
+    auto fit = gs::check_memory_fit(model(), c, s.assignments, s.variants);
+    REQUIRE(fit);
+    gs::Resolver exact(model(), s.assignments, s.variants);
+    const double required = *exact.resolve(c.required).number, capacity = *exact.resolve(c.capacity).number;
+    CHECK(fit->required == doctest::Approx(required).epsilon(1e-12));
+    CHECK(fit->capacity == doctest::Approx(capacity).epsilon(1e-12));
+    CHECK(fit->fits == (required <= capacity));
+    REQUIRE(fit->parts.size() == c.parts.size());
+    for (size_t i = 0; i < c.parts.size(); ++i) {
+      CHECK(fit->parts[i].first == c.parts[i].name);
+      CHECK(fit->parts[i].second == doctest::Approx(*exact.resolve(c.parts[i].var).number).epsilon(1e-12));
+    }
+  }
 }
 
 TEST_CASE("memory fit: a scenario that does not price memory gives no verdict") {

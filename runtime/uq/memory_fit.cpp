@@ -1,5 +1,6 @@
-#include "runtime/memory_fit.h"
+#include "runtime/uq/memory_fit.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <toml++/toml.h>
@@ -9,6 +10,7 @@
 #include "runtime/resolver.h"
 #include "image/text_file.h"
 #include "runtime/toml_file.h"
+#include "runtime/uq/plan.h"
 
 namespace gs {
 namespace {
@@ -87,14 +89,50 @@ std::optional<MemoryFitCheck> load_memory_fit_check(const Registry& reg, const s
   return parse_memory_fit_check(reg, raw, path, true);
 }
 
+namespace {
+
+MemoryFit fit_of(double required, double capacity) {
+  MemoryFit fit;
+  fit.required = required, fit.capacity = capacity;
+  fit.fits = required <= capacity;
+  return fit;
+}
+
+// The check by the Plan layer's reference interpreter (doubles, no GiNaC): one cone for both sides and
+// every part. Nothing when the doubles cannot stand in for the resolver's exact arithmetic: a cone that
+// cannot be compiled or leaves an input missing (a part the scenario cannot price, which the resolver
+// leaves out), a value that is not finite (the resolver might fall back or call it unevaluable), or two
+// sides within 1e-9 of each other, where rounding could flip the verdict.
+std::optional<MemoryFit> interpreted_fit(const Registry& reg, const MemoryFitCheck& check, const std::map<uint32_t, double>& assignments,
+                                         const std::map<uint32_t, std::string>& variants) {
+  std::vector<uint32_t> targets{check.required, check.capacity};
+  for (const auto& p : check.parts) targets.push_back(p.var);
+  std::vector<double> values;
+  try {
+    Plan plan(reg, assignments, variants, targets);
+    if (!plan.complete()) return std::nullopt;
+    values = plan.evaluate_base();
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  for (double v : values)
+    if (!std::isfinite(v)) return std::nullopt;
+  const double required = values[0], capacity = values[1];
+  if (std::fabs(required - capacity) <= 1e-9 * std::max(std::fabs(required), std::fabs(capacity))) return std::nullopt;
+  MemoryFit fit = fit_of(required, capacity);
+  for (size_t i = 0; i < check.parts.size(); ++i) fit.parts.emplace_back(check.parts[i].name, values[2 + i]);
+  return fit;
+}
+
+}  // namespace
+
 std::optional<MemoryFit> check_memory_fit(const Registry& reg, const MemoryFitCheck& check, const std::map<uint32_t, double>& assignments,
                                           const std::map<uint32_t, std::string>& variants) {
+  if (auto fit = interpreted_fit(reg, check, assignments, variants)) return fit;
   Resolver resolver(reg, assignments, variants);
   const auto required = resolver.resolve(check.required).number, capacity = resolver.resolve(check.capacity).number;
   if (!required || !capacity || !std::isfinite(*required) || !std::isfinite(*capacity)) return std::nullopt;
-  MemoryFit fit;
-  fit.required = *required, fit.capacity = *capacity;
-  fit.fits = *required <= *capacity;
+  MemoryFit fit = fit_of(*required, *capacity);
   for (const auto& p : check.parts)
     if (auto v = resolver.resolve(p.var).number; v && std::isfinite(*v)) fit.parts.emplace_back(p.name, *v);
   return fit;

@@ -1,7 +1,8 @@
 // Whether a layout fits in HBM, for the commands that answer questions under a layout (`resolve`,
 // `sweep`). Which model constraint decides it, and the parts of the per-GPU memory shown beside it, are
 // data (presets/memory_fit.toml, [memory]); the constraint's two sides are the memory a GPU needs and the
-// capacity it has. A layout that does not fit is reported as not fitting, never as a normal answer.
+// capacity it has. A layout that does not fit is reported as not fitting, never as a normal answer. The check
+// evaluates through the Plan layer's reference interpreter (no GiNaC) wherever doubles decide it safely.
 #pragma once
 
 #include <cstdint>
