@@ -243,7 +243,7 @@ std::optional<FileStamp> stamp_of(const std::string& path) {
 
 struct PresetLibrary::Cache {
   struct Entry {
-    Preset preset;
+    std::shared_ptr<const Preset> preset;
     std::vector<FileStamp> files;  // the file and everything it extended, transitively
   };
   std::mutex mutex;
@@ -300,7 +300,9 @@ std::string PresetLibrary::locate(const std::string& name_or_path, const std::st
   throw PresetError(with_hint("unknown preset '" + name_or_path + "' (looked in " + dir_ + ")", did_you_mean(name_or_path, names())));
 }
 
-Preset PresetLibrary::load(const std::string& name_or_path) const {
+Preset PresetLibrary::load(const std::string& name_or_path) const { return *load_shared(name_or_path); }
+
+std::shared_ptr<const Preset> PresetLibrary::load_shared(const std::string& name_or_path) const {
   Loading loading;
   return load_layered(name_or_path, "", loading);
 }
@@ -310,7 +312,7 @@ Preset PresetLibrary::parse(const std::string& text, const std::string& path) co
   return parse_layered(text, path, loading);
 }
 
-Preset PresetLibrary::load_layered(const std::string& name_or_path, const std::string& base_dir, Loading& loading) const {
+std::shared_ptr<const Preset> PresetLibrary::load_layered(const std::string& name_or_path, const std::string& base_dir, Loading& loading) const {
   std::string path = locate(name_or_path, base_dir);
   // A cached copy serves while the file and all it extended are unchanged (stamps taken before reading,
   // so a file rewritten during the read is read again next time). A cached file extended no cycle when
@@ -339,7 +341,7 @@ Preset PresetLibrary::load_layered(const std::string& name_or_path, const std::s
   if (stamp) loading.files.push_back(*stamp);
   else loading.unstamped = true;
   loading.stack.push_back(canonical);
-  Preset p = parse_layered(text, path, loading);
+  auto p = std::make_shared<const Preset>(parse_layered(text, path, loading));
   loading.stack.pop_back();
   std::lock_guard<std::mutex> lock(cache_->mutex);
   ++cache_->parsed;
@@ -429,7 +431,7 @@ Preset PresetLibrary::parse_layered(const std::string& text, const std::string& 
     for (const std::string& base : r.texts(*n, "'extends'")) {
       Preset b;
       try {
-        b = load_layered(base, dir, loading);
+        b = *load_layered(base, dir, loading);
       } catch (const PresetError& e) {
         r.fail(n->source(), std::string("in preset '") + base + "' extended here: " + e.what());
       }

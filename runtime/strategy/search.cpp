@@ -191,9 +191,16 @@ StrategyResult search_strategies(const Registry& reg, const ScenarioPoint& scena
   Layout layout;
   std::vector<double> slots;
   {
-    Resolver resolver(reg, scenario.assignments, scenario.variants);
+    // The quantities are counts (GPUs, layers, heads, batch), which the reference interpreter's doubles
+    // give exactly at a fifth of the GiNaC resolver's cost; the resolver decides any quantity whose cone
+    // leaves an input missing or gives no finite value (a dense model has no expert count).
+    std::optional<Resolver> resolver;
     for (const auto& q : space.problem) {
-      std::optional<double> v = resolver.resolve(q.var).number;
+      std::optional<double> v = interpreted_value(reg, scenario.assignments, scenario.variants, q.var);
+      if (!v) {
+        if (!resolver) resolver.emplace(reg, scenario.assignments, scenario.variants);
+        v = resolver->resolve(q.var).number;
+      }
       if (!v && q.has_fallback) v = q.fallback;
       if (!v || !std::isfinite(*v))
         throw PresetError("the scenario does not determine " + reg.var(q.var).name + " (" + q.name +

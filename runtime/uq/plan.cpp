@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <stdexcept>
 
 #include "runtime/jit/interpreter.h"
@@ -72,6 +73,18 @@ std::vector<double> Plan::evaluate_base() {
   std::vector<double> out(build_.program.outputs.size());
   cone(Evaluator::Interpreter).one(build_.base.data(), out.data());
   return out;
+}
+
+std::optional<double> interpreted_value(const Registry& reg, const std::map<uint32_t, double>& assignments,
+                                        const std::map<uint32_t, std::string>& variants, uint32_t var) {
+  try {
+    Plan plan(reg, assignments, variants, {var});
+    if (!plan.complete()) return std::nullopt;
+    const double v = plan.evaluate_base()[0];
+    if (std::isfinite(v)) return v;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
 }
 
 }  // namespace gs

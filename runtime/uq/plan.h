@@ -78,4 +78,11 @@ class Plan {
   std::optional<CompiledCone> interpreter_, jit_;
 };
 
+// One variable at a scenario by the reference interpreter: for a caller that would otherwise ask the GiNaC
+// resolver for a number that doubles give as well (a count). Nothing when the cone leaves an input
+// missing, cannot be built (a cycle) or gives a value that is not finite; the caller then asks the
+// resolver, which decides those cases.
+std::optional<double> interpreted_value(const Registry& reg, const std::map<uint32_t, double>& assignments,
+                                        const std::map<uint32_t, std::string>& variants, uint32_t var);
+
 }  // namespace gs

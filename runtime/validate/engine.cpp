@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "runtime/strategy/space.h"
 #include "runtime/uq/plan.h"
 #include "runtime/validate/mapping_table.h"
 
@@ -10,6 +11,13 @@ namespace gs::validate {
 
 Engine::Engine(const Registry& reg, const PresetLibrary& lib) : reg_(reg), lib_(lib) {}
 Engine::~Engine() = default;
+
+const strategy::StrategySpace& Engine::strategy_space(const std::string& path) {
+  std::lock_guard<std::mutex> lock(spaces_mutex_);
+  auto& space = spaces_[path];
+  if (!space) space = std::make_shared<const strategy::StrategySpace>(strategy::load_strategy_space(reg_, path));
+  return *space;
+}
 
 PreparedRow Engine::prepare(const RowScenario& scenario, const std::vector<uint32_t>& vary, const std::vector<std::string>& extra) {
   PreparedRow p;

@@ -3,7 +3,9 @@
 // calibration's parameters). No row compiles machine code.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -11,6 +13,10 @@
 #include "runtime/presets.h"
 #include "runtime/registry.h"
 #include "runtime/validate/mapping.h"
+
+namespace gs::strategy {
+struct StrategySpace;
+}
 
 namespace gs::validate {
 
@@ -37,10 +43,15 @@ class Engine {
   // Output values (base units) with the varied inputs set to `vary_values` (or their base values).
   std::vector<double> evaluate(const PreparedRow& row, const std::vector<double>* vary_values = nullptr) const;
   const Registry& registry() const { return reg_; }
+  // The strategy search space in the file at `path` (runtime/strategy/space.h), read and checked once per
+  // engine: validate searches a few dozen rows' unstated settings in the same space. Thread-safe.
+  const strategy::StrategySpace& strategy_space(const std::string& path);
 
  private:
   const Registry& reg_;
   const PresetLibrary& lib_;
+  std::mutex spaces_mutex_;
+  std::map<std::string, std::shared_ptr<const strategy::StrategySpace>> spaces_;
 };
 
 }  // namespace gs::validate

@@ -7,6 +7,7 @@
 
 #include "runtime/format.h"
 #include "runtime/resolver.h"
+#include "runtime/uq/plan.h"
 #include "runtime/validate/mapping_table.h"
 
 namespace gs::validate {
@@ -15,7 +16,7 @@ namespace {
 // "" when the preset loads; "missing" when there is no such file; otherwise the load error.
 std::string preset_problem(const PresetLibrary& lib, const std::string& name) {
   try {
-    lib.load(name);
+    lib.load_shared(name);
     return "";
   } catch (const std::exception& e) {
     const std::string what = e.what();
@@ -622,10 +623,14 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
     a[lookup_variable(reg, V("untied_output"), "validate mapping variable")] = f.untied;
     a[lookup_variable(reg, V("norm_params"), "validate mapping variable")] = M.constant("norm_params");
     // The rows describe multi-head or grouped-query attention (validate/base selects it for the prediction too).
-    Resolver r(reg, a, {{lookup_variable(reg, M.variant("attention_params"), "validate mapping variable"),
-                         M.variant("attention_kind")}});
-    auto res = r.resolve(total_params);
-    return res.number;
+    const std::map<uint32_t, std::string> variants{
+        {lookup_variable(reg, M.variant("attention_params"), "validate mapping variable"), M.variant("attention_kind")}};
+    // A parameter count is a sum of products of whole numbers, which the reference interpreter's doubles
+    // give exactly at a fraction of the GiNaC resolver's cost; the resolver decides where the cone leaves
+    // an input missing or gives no finite value.
+    if (auto n = interpreted_value(reg, a, variants, total_params)) return n;
+    Resolver r(reg, a, variants);
+    return r.resolve(total_params).number;
   };
   if (params_b) {
     double best = INFINITY;
@@ -673,9 +678,9 @@ RowScenario map_row(const Registry& reg, const PresetLibrary& lib, const RunRow&
 ResolvedScenario resolve_scenario(const Registry& reg, const PresetLibrary& lib, const RowScenario& s) {
   ResolvedScenario out;
   for (const auto& name : s.presets) {
-    Preset p = lib.load(name);
-    for (const auto& [v, x] : p.assignments) out.assignments[v] = x;
-    for (const auto& [v, k] : p.variants) out.variants[v] = k;
+    const std::shared_ptr<const Preset> p = lib.load_shared(name);
+    for (const auto& [v, x] : p->assignments) out.assignments[v] = x;
+    for (const auto& [v, k] : p->variants) out.variants[v] = k;
   }
   for (const auto& [name, x] : s.assign) out.assignments[lookup_variable(reg, name)] = x;
   for (const auto& [name, k] : s.variants) {

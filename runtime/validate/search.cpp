@@ -24,11 +24,12 @@ bool reads_capacity(const Registry& reg, const std::string& relation, uint32_t c
 
 // The narrowed space for the row: only the unstated knobs vary, the objective is the row's throughput
 // while the job runs, and the one report column is the row's throughput comparison.
-strategy::StrategySpace row_space(const Registry& reg, const PresetLibrary& lib, const SearchProblem& p) {
+strategy::StrategySpace row_space(Engine& engine, const PresetLibrary& lib, const SearchProblem& p) {
+  const Registry& reg = engine.registry();
   const MappingTable& M = mapping_table(lib.dir());
   std::map<std::string, std::vector<double>> free;
   for (const auto& k : p.knobs) free[k.knob] = k.values;
-  strategy::StrategySpace space = strategy::narrow_space(strategy::load_strategy_space(reg, strategy::default_space_path(lib.dir())), free);
+  strategy::StrategySpace space = strategy::narrow_space(engine.strategy_space(strategy::default_space_path(lib.dir())), free);
   space.objectives = {{"row_throughput", lookup_variable(reg, M.target("tokens_per_s"), "search objective"), true}};
   space.default_objective = "row_throughput";
   space.limits.clear();
@@ -57,7 +58,7 @@ SearchResult strategy_search(Engine& engine, const PresetLibrary& lib, const Sea
   SearchResult r;
   try {
     const MappingTable& M = mapping_table(lib.dir());
-    strategy::StrategySpace space = row_space(reg, lib, p);
+    strategy::StrategySpace space = row_space(engine, lib, p);
     const ResolvedScenario rs = resolve_scenario(reg, lib, p.scenario);
     const ScenarioPoint point{rs.assignments, rs.variants, {}};
     strategy::StrategyRequest request;

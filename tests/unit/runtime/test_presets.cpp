@@ -142,12 +142,20 @@ TEST_CASE("presets: a library parses each file once and re-reads it only when it
   CHECK(lib.files_parsed() == 2);
   CHECK(lib.compose({"base", "top"}).assignments.size() == 2);
   CHECK(lib.files_parsed() == 2);
+  // load_shared hands out the cached preset itself (no copy): the same object each time, equal to load's.
+  const auto shared = copy.load_shared("top");
+  CHECK(shared == lib.load_shared("top"));
+  CHECK(shared->assignments == first.assignments);
+  CHECK(shared->layers == first.layers);
+  CHECK(lib.files_parsed() == 2);
 
   // A changed file that another extends: both are read again (a different size, so the stamp differs
   // even where the clock is coarse).
   s.write("base.toml", "[assign]\n\"cluster.rack.n_nodes\" = 18\n");
   CHECK(lib.load("top").assignments.at(id("cluster.rack.n_nodes")) == 18);
   CHECK(lib.files_parsed() == 4);
+  CHECK(lib.load_shared("top") != shared);  // a shared preset stays as it was read; a reload is a new one
+  CHECK(shared->assignments.at(id("cluster.rack.n_nodes")) == 9);
   // A file that fails is never cached: the error comes back every time.
   s.write("base.toml", "[assign]\n\"cluster.rack.n_nodez\" = 18\n");
   CHECK_THROWS_WITH_AS(lib.load("top"), doctest::Contains("n_nodez"), PresetError);

@@ -276,6 +276,20 @@ TEST_CASE("a plan names its missing inputs instead of defaulting them") {
   CHECK_THROWS_AS(plan.cone(gs::Evaluator::Interpreter), std::runtime_error);
 }
 
+TEST_CASE("interpreted_value: a count equals the resolver's exactly; nothing where an input is missing") {
+  const auto& reg = shipped_model();
+  const gs::ScenarioPoint p = gs::testing::preset_point("default");
+  for (const char* name : {"par.n_gpus", "par.batch.global", "arch.n_layers", "arch.n_heads", "arch.seq_len", "arch.params_total_dense"}) {
+    const uint32_t var = *reg.find_var(name);
+    const auto fast = gs::interpreted_value(reg, p.assignments, p.variants, var);
+    const auto exact = gs::Resolver(reg, p.assignments, p.variants).resolve(var).number;
+    REQUIRE(fast);
+    REQUIRE(exact);
+    CHECK_MESSAGE(*fast == *exact, name);  // whole numbers: the same double, bit for bit
+  }
+  CHECK_FALSE(gs::interpreted_value(reg, {}, {}, *reg.find_var("econ.cost.per_token")));
+}
+
 TEST_CASE("resolve's interval: the same 1e5 seeded samples through the interpreter and the JIT agree to 1e-12") {
   PolicyGuard guard;
   const auto& reg = shipped_model();
