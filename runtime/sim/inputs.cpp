@@ -17,6 +17,15 @@ namespace gs::sim {
 
 namespace {
 
+// A bindings file's TOML; a syntax error names the file, line and column.
+toml::table parse_bindings(const std::string& text, const std::string& origin) {
+  try {
+    return toml::parse(text, origin);
+  } catch (const toml::parse_error& e) {
+    throw std::invalid_argument(fmt::format("{}:{}:{}: {}", origin, e.source().begin.line, e.source().begin.column, e.description()));
+  }
+}
+
 // The roles the engine reads below; the bindings file must bind each exactly once.
 const std::vector<std::string>& engine_roles() {
   static const std::vector<std::string> roles = {
@@ -37,12 +46,7 @@ InputDomain parse_domain(const std::string& s, const std::string& where) {
 }  // namespace
 
 std::vector<ModelVariable> parse_model_inputs(const std::string& text, const std::string& origin) {
-  toml::table root;
-  try {
-    root = toml::parse(text, origin);
-  } catch (const toml::parse_error& e) {
-    throw std::invalid_argument(fmt::format("{}:{}:{}: {}", origin, e.source().begin.line, e.source().begin.column, e.description()));
-  }
+  const toml::table root = parse_bindings(text, origin);
   if (root["schema"].value_or(std::string()) != "gpu-stack.sim-model-inputs.v1")
     throw std::invalid_argument(origin + ": schema must be \"gpu-stack.sim-model-inputs.v1\"");
   const toml::array* inputs = root["input"].as_array();
@@ -103,16 +107,34 @@ std::string model_inputs_path() {
   return bindings_path();
 }
 
+std::string model_inputs_text() {
+  try {
+    return read_text_file(model_inputs_path(), "the simulator's model bindings");
+  } catch (const TextFileError& e) {
+    throw std::invalid_argument(e.what());
+  }
+}
+
+std::vector<std::string> bound_variable_names(const std::string& text, const std::string& origin, const std::string& table,
+                                              std::initializer_list<const char*> keys, const std::string& purpose) {
+  const toml::table root = parse_bindings(text, origin);
+  const toml::table* t = root[table].as_table();
+  if (!t) throw std::invalid_argument(fmt::format("{}: no [{}] table ({})", origin, table, purpose));
+  for (const auto& [key, _] : *t)
+    if (std::none_of(keys.begin(), keys.end(), [&](const char* k) { return key == k; }))
+      throw std::invalid_argument(fmt::format("{}: [{}] has an unknown key '{}'", origin, table, key.str()));
+  std::vector<std::string> names;
+  for (const char* k : keys) {
+    auto v = (*t)[k].value<std::string>();
+    if (!v || v->empty()) throw std::invalid_argument(fmt::format("{}: [{}] needs the variable name '{}'", origin, table, k));
+    names.push_back(*v);
+  }
+  return names;
+}
+
 const std::vector<ModelVariable>& sim_model_variables() {
   static const std::vector<ModelVariable> vars = [] {
-    std::string path = model_inputs_path();
-    std::string text;
-    try {
-      text = read_text_file(path, "the simulator's model bindings");
-    } catch (const TextFileError& e) {
-      throw std::invalid_argument(e.what());
-    }
-    return parse_model_inputs(text, path);
+    return parse_model_inputs(model_inputs_text(), model_inputs_path());
   }();
   return vars;
 }

@@ -12,6 +12,7 @@
 // one site and its installed hardware (set at the top level or on the site).
 #pragma once
 
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -77,6 +78,14 @@ const ModelVariable& model_variable_for(const std::string& role);  // throws std
 // Values keyed by the engine's roles ({"t_step", 1.5}, ...) re-keyed by the model variables bound to them,
 // for reference scenarios that set the simulator's inputs directly. Throws std::logic_error on an unknown role.
 std::map<std::string, double> model_values_by_role(const std::vector<std::pair<std::string, double>>& by_role);
+// The bindings file's text, read from model_inputs_path(); std::invalid_argument when it cannot be read.
+std::string model_inputs_text();
+// The variable names that table [table] of a bindings file gives to `keys`, in the order of `keys`. Throws
+// std::invalid_argument (origin:line:column for a syntax error) when the table is missing (the message says
+// it holds `purpose`), has a key not in `keys`, or leaves one of them empty. One reader for every table of
+// named model variables (checkpoint intervals, a job's other operating points).
+std::vector<std::string> bound_variable_names(const std::string& toml_text, const std::string& origin, const std::string& table,
+                                              std::initializer_list<const char*> keys, const std::string& purpose);
 // Parses a bindings file (exposed for tests); every role the engine uses must be bound exactly once.
 std::vector<ModelVariable> parse_model_inputs(const std::string& toml_text, const std::string& origin);
 

@@ -4,9 +4,7 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <toml++/toml.h>
 
-#include "image/text_file.h"
 #include "runtime/jit/jit.h"
 #include "runtime/presets.h"
 #include "runtime/resolver.h"
@@ -16,36 +14,13 @@
 namespace gs::sim {
 
 IntervalBinding parse_interval_binding(const std::string& text, const std::string& origin) {
-  toml::table root;
-  try {
-    root = toml::parse(text, origin);
-  } catch (const toml::parse_error& e) {
-    throw std::invalid_argument(fmt::format("{}:{}:{}: {}", origin, e.source().begin.line, e.source().begin.column, e.description()));
-  }
-  const toml::table* t = root["checkpoint_interval"].as_table();
-  if (!t) throw std::invalid_argument(origin + ": no [checkpoint_interval] table (the model variables of the checkpoint-interval rules)");
-  auto name = [&](const char* key) {
-    auto v = (*t)[key].value<std::string>();
-    if (!v || v->empty()) throw std::invalid_argument(fmt::format("{}: [checkpoint_interval] needs the variable name '{}'", origin, key));
-    return *v;
-  };
-  for (const auto& [key, _] : *t)
-    if (key != "checkpoint_time" && key != "mtbf" && key != "young" && key != "daly")
-      throw std::invalid_argument(fmt::format("{}: [checkpoint_interval] has an unknown key '{}'", origin, key.str()));
-  return {name("checkpoint_time"), name("mtbf"), name("young"), name("daly")};
+  const auto n = bound_variable_names(text, origin, "checkpoint_interval", {"checkpoint_time", "mtbf", "young", "daly"},
+                                      "the model variables of the checkpoint-interval rules");
+  return {n[0], n[1], n[2], n[3]};
 }
 
 const IntervalBinding& interval_binding() {
-  static const IntervalBinding binding = [] {
-    const std::string path = model_inputs_path();
-    std::string text;
-    try {
-      text = read_text_file(path, "the simulator's model bindings");
-    } catch (const TextFileError& e) {
-      throw std::invalid_argument(e.what());
-    }
-    return parse_interval_binding(text, path);
-  }();
+  static const IntervalBinding binding = parse_interval_binding(model_inputs_text(), model_inputs_path());
   return binding;
 }
 

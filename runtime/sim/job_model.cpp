@@ -5,9 +5,7 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <toml++/toml.h>
 
-#include "image/text_file.h"
 #include "runtime/jit/jit.h"
 #include "runtime/resolver.h"
 #include "runtime/sim/inputs.h"
@@ -16,44 +14,14 @@
 namespace gs::sim {
 
 JobModelBinding parse_job_model_binding(const std::string& text, const std::string& origin) {
-  toml::table root;
-  try {
-    root = toml::parse(text, origin);
-  } catch (const toml::parse_error& e) {
-    throw std::invalid_argument(fmt::format("{}:{}:{}: {}", origin, e.source().begin.line, e.source().begin.column, e.description()));
-  }
-  auto table = [&](const char* name, std::initializer_list<const char*> keys) {
-    const toml::table* t = root[name].as_table();
-    if (!t) throw std::invalid_argument(fmt::format("{}: no [{}] table (the model variables the engine asks about a job's other operating points)", origin, name));
-    for (const auto& [key, _] : *t) {
-      bool known = false;
-      for (const char* k : keys) known = known || key == k;
-      if (!known) throw std::invalid_argument(fmt::format("{}: [{}] has an unknown key '{}'", origin, name, key.str()));
-    }
-    std::vector<std::string> out;
-    for (const char* k : keys) {
-      auto v = (*t)[k].value<std::string>();
-      if (!v || v->empty()) throw std::invalid_argument(fmt::format("{}: [{}] needs the variable name '{}'", origin, name, k));
-      out.push_back(*v);
-    }
-    return out;
-  };
-  const auto dp = table("data_parallel", {"degree", "accumulation", "step"});
-  const auto cap = table("power_cap", {"board", "clock_share"});
+  const char* purpose = "the model variables the engine asks about a job's other operating points";
+  const auto dp = bound_variable_names(text, origin, "data_parallel", {"degree", "accumulation", "step"}, purpose);
+  const auto cap = bound_variable_names(text, origin, "power_cap", {"board", "clock_share"}, purpose);
   return {dp[0], dp[1], dp[2], cap[0], cap[1]};
 }
 
 const JobModelBinding& job_model_binding() {
-  static const JobModelBinding binding = [] {
-    const std::string path = model_inputs_path();
-    std::string text;
-    try {
-      text = read_text_file(path, "the simulator's model bindings");
-    } catch (const TextFileError& e) {
-      throw std::invalid_argument(e.what());
-    }
-    return parse_job_model_binding(text, path);
-  }();
+  static const JobModelBinding binding = parse_job_model_binding(model_inputs_text(), model_inputs_path());
   return binding;
 }
 
