@@ -381,14 +381,8 @@ void check_units(Model& m, Diagnostics&) {
 }
 
 std::string print_typed(const Model& m) {
-  std::string s;
   const UnitTable& u = m.units;
-  for (const auto& r : m.relations) {
-    s += std::string(pass_util::head_word(r.decl->head)) + " " + r.rel.name;
-    if (!r.ok) {
-      s += ": error\n";
-      continue;
-    }
+  return pass_util::print_relations(m, [&](const RelationIR& r, std::string& s) {
     auto show = [&](const char* what, const std::optional<TExpr>& e) {
       if (e) s += std::string(" ") + what + " " + (e->boolean ? "condition" : u.describe(e->dim));
     };
@@ -398,9 +392,7 @@ std::string print_typed(const Model& m) {
     show("initial", r.initial);
     show("mean", r.mean);
     show(r.decl->head == Head::Constraint ? "right" : "=", r.rhs);
-    s += "\n";
-  }
-  return s;
+  });
 }
 
 }  // namespace gs::compiler

@@ -37,6 +37,20 @@ const char* head_word(Head h) {
   return words[int(h)];
 }
 
+std::string print_relations(const Model& m, const std::function<void(const RelationIR&, std::string&)>& describe) {
+  std::string s;
+  for (const auto& r : m.relations) {
+    s += std::string(head_word(r.decl->head)) + " " + r.rel.name;
+    if (!r.ok) {
+      s += ": error\n";
+      continue;
+    }
+    describe(r, s);
+    s += "\n";
+  }
+  return s;
+}
+
 std::string quoted_head(Head h, const std::string& name) { return std::string("'") + head_word(h) + " " + name + "'"; }
 
 std::string instance_note(const ADecl& decl) {

@@ -5,6 +5,7 @@
 // fill in. Each pass after expand_templates has a printer for `gstackc check --dump-after=PASS`.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -65,6 +66,9 @@ std::string instance_note(const ADecl& decl);
 std::optional<TExpr> resolve_name(const Model& m, uint32_t system, const AExpr& ref, Diagnostics& diags);
 // A relation's expressions as text, names and numbers as resolve_names left them ("#12 cluster.n").
 std::string print_texpr(const TExpr& e, const Model& m);
+// One line per relation for --dump-after: its head word and name, then ": error" for a relation the passes
+// refused, else what `describe` appends (each pass prints what it added), then a newline.
+std::string print_relations(const Model& m, const std::function<void(const RelationIR&, std::string&)>& describe);
 }  // namespace pass_util
 
 }  // namespace gs::compiler

@@ -171,13 +171,7 @@ void resolve_names(Model& m, Diagnostics&) {
 }
 
 std::string print_resolved(const Model& m) {
-  std::string s;
-  for (const auto& r : m.relations) {
-    s += std::string(pass_util::head_word(r.decl->head)) + " " + r.rel.name;
-    if (!r.ok) {
-      s += ": error\n";
-      continue;
-    }
+  return pass_util::print_relations(m, [&](const RelationIR& r, std::string& s) {
     auto show = [&](const char* what, const std::optional<TExpr>& e) {
       if (e) s += std::string("\n    ") + what + " " + pass_util::print_texpr(*e, m);
     };
@@ -190,9 +184,7 @@ std::string print_resolved(const Model& m) {
     for (const auto& p : r.params) s += "\n    parameter " + pass_util::print_texpr(p, m);
     show("mean", r.mean);
     show(r.decl->head == Head::Constraint ? "right" : "=", r.rhs);
-    s += "\n";
-  }
-  return s;
+  });
 }
 
 }  // namespace gs::compiler
