@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
@@ -120,9 +121,11 @@ std::vector<std::string> bound_variable_names(const std::string& text, const std
   const toml::table root = parse_bindings(text, origin);
   const toml::table* t = root[table].as_table();
   if (!t) throw std::invalid_argument(fmt::format("{}: no [{}] table ({})", origin, table, purpose));
-  for (const auto& [key, _] : *t)
+  for (const auto& entry : *t) {
+    const std::string_view key = entry.first.str();  // a named copy: clang 14 cannot capture a structured binding
     if (std::none_of(keys.begin(), keys.end(), [&](const char* k) { return key == k; }))
-      throw std::invalid_argument(fmt::format("{}: [{}] has an unknown key '{}'", origin, table, key.str()));
+      throw std::invalid_argument(fmt::format("{}: [{}] has an unknown key '{}'", origin, table, key));
+  }
   std::vector<std::string> names;
   for (const char* k : keys) {
     auto v = (*t)[k].value<std::string>();
