@@ -127,58 +127,6 @@ double fit_prediction(const Engine& engine, const FitUse& u, const std::vector<d
   return engine.evaluate(*u.row, &values)[u.out] * u.factor;
 }
 
-FitValues fit_values(const Engine& engine, const std::vector<FitUse>& uses, const std::vector<FitParameter>& params) {
-  if (uses.empty()) throw PresetError("no tier-A row could be built, so there is nothing to fit");
-  FitValues fit;
-  auto values_of = [&](const std::vector<double>& z) {
-    std::vector<double> v(z.size());
-    for (size_t i = 0; i < z.size(); ++i) v[i] = from_free(params[i], z[i]);
-    return v;
-  };
-  auto objective = [&](const std::vector<double>& z) {
-    std::vector<double> v = values_of(z);
-    double s = 0;
-    for (const auto& u : uses) {
-      double pred = fit_prediction(engine, u, v);
-      if (!(pred > 0) || !std::isfinite(pred)) return double(INFINITY);
-      s += std::fabs(std::log(pred / u.reported));
-    }
-    return s / double(uses.size());
-  };
-  std::vector<double> z0;
-  for (const auto& p : params) z0.push_back(to_free(p, p.start));
-  fit.objective_start = objective(z0);
-  // The objective has kinks (exposed communication is max(0, ...)), so a single simplex can stop on a
-  // ridge. Deterministic multi-start: the documented start plus kStarts points of a Halton sequence over
-  // a box around it (shares: logit in [-2.5, 2.5]; positive values: a factor e^1.5 either way), a short
-  // Nelder-Mead from each, then a long polish from the best.
-  constexpr size_t kStarts = 16;
-  auto halton = [](size_t i, size_t base) {
-    double f = 1, r = 0;
-    for (size_t k = i; k > 0; k /= base) f /= double(base), r += f * double(k % base);
-    return r;
-  };
-  static const size_t primes[] = {2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37};
-  size_t evals = 0;
-  std::vector<double> best = nelder_mead(objective, z0, 0.5, 1500, 1e-10, &evals);
-  double best_f = objective(best);
-  for (size_t k = 1; k <= kStarts; ++k) {
-    std::vector<double> zs(params.size());
-    for (size_t i = 0; i < params.size(); ++i) {
-      const double u = halton(k, primes[i % 12]);
-      zs[i] = params[i].share ? -2.5 + 5 * u : z0[i] - 1.5 + 3 * u;
-    }
-    std::vector<double> z = nelder_mead(objective, zs, 0.5, 1500, 1e-10, &evals);
-    const double f = objective(z);
-    if (f < best_f - 1e-12) best_f = f, best = z;
-  }
-  std::vector<double> z = nelder_mead(objective, best, 0.1, 4000, 1e-12, &evals);
-  fit.values = values_of(z);
-  fit.objective = objective(z);
-  fit.evaluations = evals;
-  return fit;
-}
-
 // d ln(prediction) / d z_j by central differences in the fit's free space.
 std::vector<double> log_gradient(const Engine& engine, const FitUse& u, const std::vector<FitParameter>& params, const std::vector<double>& values) {
   constexpr double h = 1e-3;
@@ -192,6 +140,88 @@ std::vector<double> log_gradient(const Engine& engine, const FitUse& u, const st
     g[j] = (a > 0 && b > 0) ? (std::log(a) - std::log(b)) / (2 * h) : 0;
   }
   return g;
+}
+
+// Which parameters move at least one of the rows' predictions. A parameter no row depends on (the score passes
+// of materialising attention when the fit sees no such row, as in the fold that leaves out the only family that
+// materialises its scores) has no value the data could choose: the fit keeps it at its documented start instead
+// of wherever the simplex happens to leave it, so a held-out family is predicted with the physical prior.
+std::vector<bool> constrained_parameters(const Engine& engine, const std::vector<FitUse>& uses, const std::vector<FitParameter>& params) {
+  std::vector<double> start;
+  for (const auto& p : params) start.push_back(p.start);
+  std::vector<bool> moved(params.size(), false);
+  for (const auto& u : uses) {
+    const std::vector<double> g = log_gradient(engine, u, params, start);
+    for (size_t j = 0; j < g.size(); ++j) moved[j] = moved[j] || std::fabs(g[j]) > 1e-9;
+  }
+  return moved;
+}
+
+FitValues fit_values(const Engine& engine, const std::vector<FitUse>& uses, const std::vector<FitParameter>& params) {
+  if (uses.empty()) throw PresetError("no tier-A row could be built, so there is nothing to fit");
+  FitValues fit;
+  std::vector<double> z0;
+  for (const auto& p : params) z0.push_back(to_free(p, p.start));
+  // Only the parameters some row depends on are fitted; the others stay at their starts (see above).
+  const std::vector<bool> constrained = constrained_parameters(engine, uses, params);
+  std::vector<size_t> fitted;
+  for (size_t i = 0; i < params.size(); ++i)
+    if (constrained[i]) fitted.push_back(i);
+  auto values_of = [&](const std::vector<double>& zf) {
+    std::vector<double> z = z0;
+    for (size_t k = 0; k < fitted.size(); ++k) z[fitted[k]] = zf[k];
+    std::vector<double> v(z.size());
+    for (size_t i = 0; i < z.size(); ++i) v[i] = from_free(params[i], z[i]);
+    return v;
+  };
+  auto objective = [&](const std::vector<double>& zf) {
+    std::vector<double> v = values_of(zf);
+    double s = 0;
+    for (const auto& u : uses) {
+      double pred = fit_prediction(engine, u, v);
+      if (!(pred > 0) || !std::isfinite(pred)) return double(INFINITY);
+      s += std::fabs(std::log(pred / u.reported));
+    }
+    return s / double(uses.size());
+  };
+  std::vector<double> zf0;
+  for (size_t i : fitted) zf0.push_back(z0[i]);
+  fit.objective_start = objective(zf0);
+  if (fitted.empty()) {
+    fit.values = values_of(zf0);
+    fit.objective = fit.objective_start;
+    return fit;
+  }
+  // The objective has kinks (exposed communication is max(0, ...)), so a single simplex can stop on a
+  // ridge. Deterministic multi-start: the documented start plus kStarts points of a Halton sequence over
+  // a box around it (shares: logit in [-2.5, 2.5]; positive values: a factor e^1.5 either way), a short
+  // Nelder-Mead from each, then a long polish from the best.
+  constexpr size_t kStarts = 16;
+  auto halton = [](size_t i, size_t base) {
+    double f = 1, r = 0;
+    for (size_t k = i; k > 0; k /= base) f /= double(base), r += f * double(k % base);
+    return r;
+  };
+  static const size_t primes[] = {2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37};
+  size_t evals = 0;
+  std::vector<double> best = nelder_mead(objective, zf0, 0.5, 1500, 1e-10, &evals);
+  double best_f = objective(best);
+  for (size_t k = 1; k <= kStarts; ++k) {
+    std::vector<double> zs(fitted.size());
+    for (size_t m = 0; m < fitted.size(); ++m) {
+      const size_t i = fitted[m];
+      const double u = halton(k, primes[i % 12]);
+      zs[m] = params[i].share ? -2.5 + 5 * u : z0[i] - 1.5 + 3 * u;
+    }
+    std::vector<double> z = nelder_mead(objective, zs, 0.5, 1500, 1e-10, &evals);
+    const double f = objective(z);
+    if (f < best_f - 1e-12) best_f = f, best = z;
+  }
+  std::vector<double> z = nelder_mead(objective, best, 0.1, 4000, 1e-12, &evals);
+  fit.values = values_of(z);
+  fit.objective = objective(z);
+  fit.evaluations = evals;
+  return fit;
 }
 
 FitUncertainty fit_uncertainty(const Engine& engine, const std::vector<FitUse>& uses, const std::vector<FitParameter>& params,

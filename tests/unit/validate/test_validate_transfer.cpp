@@ -252,9 +252,10 @@ TEST_CASE("golden: leave-one-family-out cross-validation over all published rows
   // with compute, the GB200's measured matmul rate, Megatron-LM 2021's elementwise passes, JAX's remat skipping
   // the FFN output projection; the targets of
   // issue 13, median <= 6% and mean <= 9%, are not met; the 90% intervals cover within the 80-95% target).
-  // Round 7b: 9.4% / 21.3% / 0.888.
-  CHECK(cv.overall.median_ape == doctest::Approx(7.1).epsilon(0.08));
-  CHECK(cv.overall.mean_ape == doctest::Approx(16.5).epsilon(0.08));
+  // Round 9: a parameter no fitted row depends on stays at its start (the fold without Narayanan et al. 2021
+  // fitted its score passes to wherever the simplex stopped, 2.14; 7.1% / 16.5% in round 8). Round 7b: 9.4% / 21.3% / 0.888.
+  CHECK(cv.overall.median_ape == doctest::Approx(8.2).epsilon(0.08));
+  CHECK(cv.overall.mean_ape == doctest::Approx(16.6).epsilon(0.08));
   CHECK(cv.overall.baseline_median_ape == doctest::Approx(37.6).epsilon(0.08));
   CHECK(cv.overall.baseline_mean_ape == doctest::Approx(69.8).epsilon(0.08));
   CHECK(cv.overall.median_ape < cv.overall.baseline_median_ape);
@@ -264,6 +265,19 @@ TEST_CASE("golden: leave-one-family-out cross-validation over all published rows
   size_t better = 0;
   for (const auto& f : cv.families) better += f.summary.median_ape < f.summary.baseline_median_ape;
   CHECK(better >= 8);
+  // A parameter no fitted row depends on keeps its documented start: without Narayanan et al. 2021's rows no
+  // fitted row materialises its attention scores, so that fold predicts them with the counted 4 passes, not with
+  // wherever the simplex happened to stop (2.14 in round 8).
+  bool checked = false;
+  for (const auto& f : cv.families) {
+    if (f.family != "Megatron-LM (Narayanan 2021)") continue;
+    for (size_t i = 0; i < cv.parameters.size(); ++i) {
+      if (cv.parameters[i].name != "kernel.attn.score_passes") continue;
+      CHECK(f.values[i] == cv.parameters[i].start);
+      checked = true;
+    }
+  }
+  CHECK(checked);
   std::set<std::string> ids;
   for (const auto& r : cv.rows) {
     CHECK(r.interval_lo < r.predicted);
