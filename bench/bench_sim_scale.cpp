@@ -11,7 +11,6 @@
 // thread), so other work on a shared machine does not inflate them; each is the best of a few runs.
 //   bench_sim_scale [--quick]          (--quick: smaller sizes, for a smoke run)
 //   bench_sim_scale --simulate GPUS    (only whole runs at one size, ten times: for a profiler)
-#include <malloc.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -28,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_support.h"
 #include "bench/bench_units.h"
 #include "compiler/compile.h"
 #include "runtime/rng.h"
@@ -35,44 +35,12 @@
 #include "runtime/sim/event_queue.h"
 #include "runtime/sim/scenario_toml.h"
 
-// Heap accounting for the memory axis. Every allocation of this process goes through these operators, so
-// the peak of live bytes while one run is in flight is that run's heap footprint (code, stacks and the
-// allocator's own slack excluded). malloc_usable_size gives the size back at delete without a header.
-namespace heap {
-std::atomic<int64_t> live{0}, peak{0};
-void* allocate(std::size_t n) {
-  void* p = std::malloc(n ? n : 1);
-  if (!p) throw std::bad_alloc();
-  int64_t now = live.fetch_add(int64_t(malloc_usable_size(p)), std::memory_order_relaxed) + int64_t(malloc_usable_size(p));
-  for (int64_t seen = peak.load(std::memory_order_relaxed); now > seen && !peak.compare_exchange_weak(seen, now);) {
-  }
-  return p;
-}
-void release(void* p) noexcept {
-  if (!p) return;
-  live.fetch_sub(int64_t(malloc_usable_size(p)), std::memory_order_relaxed);
-  std::free(p);
-}
-}  // namespace heap
-
-void* operator new(std::size_t n) { return heap::allocate(n); }
-void* operator new[](std::size_t n) { return heap::allocate(n); }
-void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
-  try {
-    return heap::allocate(n);
-  } catch (...) {
-    return nullptr;
-  }
-}
-void* operator new[](std::size_t n, const std::nothrow_t& t) noexcept { return operator new(n, t); }
-void operator delete(void* p) noexcept { heap::release(p); }
-void operator delete[](void* p) noexcept { heap::release(p); }
-void operator delete(void* p, std::size_t) noexcept { heap::release(p); }
-void operator delete[](void* p, std::size_t) noexcept { heap::release(p); }
-
 namespace {
 
 using namespace gs::sim;
+using bench::best_of;
+using bench::loglog_slope;
+using bench::verdict;
 
 constexpr int kPending = 1000;  // events in flight in the hold model (anchor-peers.md D.1)
 int failures = 0;
@@ -81,24 +49,6 @@ void check(bool ok, const std::string& what) {
   if (ok) return;
   std::fprintf(stderr, "bench_sim_scale: axis check failed: %s\n", what.c_str());
   ++failures;
-}
-
-double cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
-}
-
-// The best of `repeats` timings: the least disturbed by other work on the machine.
-template <class F>
-double best_of(int repeats, F&& f) {
-  double best = INFINITY;
-  for (int i = 0; i < repeats; ++i) {
-    double t0 = cpu_seconds();
-    f();
-    best = std::min(best, cpu_seconds() - t0);
-  }
-  return best;
 }
 
 // The hold model on the simulator's queue and loop: every event schedules one successor.
@@ -174,12 +124,11 @@ Run simulate_scaled(uint64_t gpus, int repeats) {
   Scenario sc = scaled_llama3(gpus);
   Run run;
   run.seconds = best_of(repeats, [&] {
-    const int64_t before = heap::live.load();
-    heap::peak.store(before);
-    SimResult r = simulate(sc, {sc.seed, std::nullopt});
-    run.events = r.events;
-    run.gpus = r.jobs.at(0).gpus;
-    run.peak_heap_bytes = double(heap::peak.load() - before);
+    run.peak_heap_bytes = heap::peak_above_start([&] {
+      SimResult r = simulate(sc, {sc.seed, std::nullopt});
+      run.events = r.events;
+      run.gpus = r.jobs.at(0).gpus;
+    });
   });
   check(run.peak_heap_bytes > 0, "the heap counter saw the run allocate");
   Scenario instant = sc;
@@ -190,7 +139,6 @@ Run simulate_scaled(uint64_t gpus, int repeats) {
   return run;
 }
 
-const char* verdict(bool met) { return met ? "met" : "MISSED"; }
 
 }  // namespace
 
@@ -232,27 +180,17 @@ int main(int argc, char** argv) {
   const std::vector<uint64_t> range = quick ? std::vector<uint64_t>{1024, 10240} : std::vector<uint64_t>{1024, 4096, 10240, 40960, 102400};
   std::vector<Run> sweep;
   for (uint64_t g : range) sweep.push_back(simulate_scaled(g, quick ? 1 : 3));
-  double mx = 0, my = 0, me = 0;
+  std::vector<std::pair<double, double>> by_time, by_events;
   for (const auto& r : sweep) {
-    mx += std::log(double(r.gpus));
-    my += std::log(r.seconds);
-    me += std::log(double(r.events));
-  }
-  auto n = double(sweep.size());
-  mx /= n, my /= n, me /= n;
-  double sxx = 0, sxy = 0, sxe = 0;
-  for (const auto& r : sweep) {
-    double dx = std::log(double(r.gpus)) - mx;
-    sxx += dx * dx;
-    sxy += dx * (std::log(r.seconds) - my);
-    sxe += dx * (std::log(double(r.events)) - me);
+    by_time.emplace_back(double(r.gpus), r.seconds);
+    by_events.emplace_back(double(r.gpus), double(r.events));
   }
   for (const auto& r : sweep)
     std::printf("  sweep %7llu GPUs: %8llu events, %7.4f s\n", (unsigned long long)r.gpus, (unsigned long long)r.events, r.seconds);
   check(sweep.back().events > sweep.front().events, "the GPU sweep changes the work simulated");
-  double exponent = sxy / sxx;
+  const double exponent = loglog_slope(by_time);
   std::printf("simulate time ~ GPUs^%.3f over %llu..%llu GPUs (aim <= 1.1: %s); events ~ GPUs^%.3f\n", exponent,
-              (unsigned long long)range.front(), (unsigned long long)range.back(), verdict(exponent <= 1.1), sxe / sxx);
+              (unsigned long long)range.front(), (unsigned long long)range.back(), verdict(exponent <= 1.1), loglog_slope(by_events));
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   std::printf("process peak resident set (everything above, model units included): %.1f MiB\n", double(usage.ru_maxrss) / 1024.0);

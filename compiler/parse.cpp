@@ -457,7 +457,9 @@ class Builder {
     f.system_doc = docs(c->docs());
     for (auto* u : c->useDecl())
       for (auto* id : u->IDENT()) f.uses.push_back({id->getText(), at(id->getSymbol())});
-    for (auto* d : c->decl()) f.decls.push_back(decl(d));
+    const auto decls = c->decl();
+    f.decls.reserve(decls.size());
+    for (auto* d : decls) f.decls.push_back(decl(d));
     return f;
   }
 

@@ -1,10 +1,12 @@
 // Compiled cones against the GiNaC resolver on the real model: the fixture's values, and every relation
-// of the model on random valid inputs.
+// of the model on random valid inputs; and a cone as deep as a long model.
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <iomanip>
+#include <map>
 
+#include "runtime/jit/interpreter.h"
 #include "runtime/presets.h"
 #include "runtime/symbolic.h"
 #include "runtime/uq/cone_builder.h"
@@ -151,4 +153,47 @@ TEST_CASE("every relation of the model: JIT and GiNaC agree to 1e-12 relative") 
     }
   }
   CHECK(compared > 4 * relations.size());  // nearly every relation produced a finite value to compare
+}
+
+namespace {
+
+// x0 (a root), x_i = x_{i-1} + 1 for i = 1..n: a cone as deep as the model is long.
+gs::Registry deep_chain(uint32_t n) {
+  gs::Image img;
+  img.systems.push_back({"deep", "A chain as long as the model", {}, 0});
+  for (uint32_t i = 0; i <= n; ++i) {
+    gs::Variable v;
+    v.name = "deep.x" + std::to_string(i);
+    img.vars.push_back(std::move(v));
+  }
+  for (uint32_t i = 1; i <= n; ++i) {
+    gs::Relation r;
+    r.name = "deep.r" + std::to_string(i);
+    r.lhs_var = int32_t(i);
+    r.rhs.nodes = {{gs::Op::Var, i - 1}, {gs::Op::Num, 0, 0, 1.0}, {gs::Op::Add}};
+    img.relations.push_back(std::move(r));
+  }
+  gs::build_adjacency(img);
+  return gs::Registry(std::move(img));
+}
+
+}  // namespace
+
+// The cone builder used to recurse once per link: a chain of 10^5 relations overflowed the call stack.
+TEST_CASE("a chain of 100,000 relations builds its cone without deep recursion and evaluates to its length") {
+  constexpr uint32_t n = 100'000;
+  const gs::Registry reg = deep_chain(n);
+  const std::map<uint32_t, double> root{{0, 0.0}};
+  gs::Resolver resolver(reg, root, {});
+  const auto build = gs::build_cone(reg, resolver, root, {n}, {0}, true);
+  REQUIRE(build.missing.empty());
+  REQUIRE(build.program.steps.size() == n);
+  CHECK(build.program.steps.front().var == 1);  // post-order: the link next to the root first
+  CHECK(build.program.steps.back().var == n);
+  double out = -1, in = 0;
+  gs::interpret(build.program).one(&in, &out);
+  CHECK(out == double(n));
+  const auto resolved = resolver.resolve(n);
+  REQUIRE(resolved.number);
+  CHECK(*resolved.number == double(n));
 }
