@@ -19,6 +19,7 @@
 #include <mutex>
 #include <optional>
 #include <stdexcept>
+#include <unordered_map>
 
 
 namespace gs {
@@ -35,6 +36,52 @@ void init_llvm_once() {
   });
 }
 
+// LLVM's optimiser and code generator take time superlinear in the size of one function: a chain of
+// 99,000 steps compiled as one function took 36 s of CPU against 0.5 s for 10,000 (bench/scaling.sh). A
+// cone of more than kSingleFunctionNodes expression nodes is therefore compiled as a sequence of functions
+// ("chunks") of at most about kChunkNodes nodes each, called in order; a value one chunk computes and a
+// later one reads passes through a slot array. Smaller cones (every shipped headline cone) are compiled as
+// before, as one function.
+constexpr size_t kSingleFunctionNodes = 16'384;
+constexpr size_t kChunkNodes = 4'096;
+
+// Where a chunked cone's values live between its functions.
+struct ChunkLayout {
+  std::vector<size_t> bounds;                                   // chunk c is steps [bounds[c], bounds[c + 1])
+  std::unordered_map<uint32_t, uint32_t> input_column;          // program input -> its column
+  std::unordered_map<uint32_t, std::vector<uint32_t>> outputs;  // variable -> the output columns naming it
+  std::unordered_map<uint32_t, uint32_t> slot;                  // step result a later chunk reads -> its slot
+  size_t chunks() const { return bounds.size() - 1; }
+};
+
+size_t expression_nodes(const ConeProgram& p) {
+  size_t n = 0;
+  for (const auto& s : p.steps) n += s.expr.nodes.size();
+  return n;
+}
+
+ChunkLayout plan_chunks(const ConeProgram& p) {
+  ChunkLayout layout;
+  layout.bounds.push_back(0);
+  size_t nodes = 0;
+  for (size_t i = 0; i < p.steps.size(); ++i) {
+    if (nodes > 0 && nodes + p.steps[i].expr.nodes.size() > kChunkNodes) layout.bounds.push_back(i), nodes = 0;
+    nodes += p.steps[i].expr.nodes.size();
+  }
+  layout.bounds.push_back(p.steps.size());
+  for (uint32_t i = 0; i < p.inputs.size(); ++i) layout.input_column.emplace(p.inputs[i], i);
+  for (uint32_t i = 0; i < p.outputs.size(); ++i) layout.outputs[p.outputs[i]].push_back(i);
+  std::unordered_map<uint32_t, uint32_t> chunk_of;  // step result -> the chunk computing it
+  for (uint32_t c = 0; c < layout.chunks(); ++c)
+    for (size_t i = layout.bounds[c]; i < layout.bounds[c + 1]; ++i) {
+      for (const Node& n : p.steps[i].expr.nodes)
+        if (auto it = n.op == Op::Var ? chunk_of.find(n.index) : chunk_of.end(); it != chunk_of.end() && it->second < c)
+          layout.slot.emplace(n.index, uint32_t(layout.slot.size()));
+      chunk_of[p.steps[i].var] = c;
+    }
+  return layout;
+}
+
 // Emits the IR of one cone body: loads inputs, evaluates steps in order, stores outputs. Input i is at
 // in[i * in_stride], output o at out[o * out_stride]: stride 1 for one row, the block size for a
 // structure-of-arrays block (the strides are constants once the body is inlined).
@@ -42,6 +89,26 @@ class ConeEmitter {
  public:
   ConeEmitter(Module& m, IRBuilder<>& b, Value* in, Value* out, Value* in_stride, Value* out_stride, bool reciprocal)
       : m_(m), b_(b), in_(in), out_(out), in_stride_(in_stride), out_stride_(out_stride), d_(b.getDoubleTy()), reciprocal_(reciprocal) {}
+
+  // Steps [first, last) of a chunked cone, with slot s of a value at slots[s * in_stride] (the strides
+  // are one and the same in a chunk). A variable this chunk does not compute is loaded where it lives:
+  // an input from its column, an earlier chunk's result from its slot. Each result is stored to the
+  // output columns naming it and to its slot when a later chunk reads it; the last chunk also copies the
+  // inputs that are outputs.
+  void emit_chunk(const ConeProgram& p, const ChunkLayout& layout, Value* slots, size_t first, size_t last) {
+    layout_ = &layout, slots_ = slots;
+    for (size_t i = first; i < last; ++i) {
+      const uint32_t var = p.steps[i].var;
+      Value* v = expr(p.steps[i].expr);
+      values_[var] = v;
+      if (auto o = layout.outputs.find(var); o != layout.outputs.end())
+        for (uint32_t column : o->second) store(out_, out_stride_, column, v);
+      if (auto s = layout.slot.find(var); s != layout.slot.end()) store(slots_, in_stride_, s->second, v);
+    }
+    if (last != p.steps.size()) return;
+    for (uint32_t i = 0; i < p.outputs.size(); ++i)
+      if (layout.input_column.count(p.outputs[i])) store(out_, out_stride_, i, lookup(p.outputs[i]));
+  }
 
   void emit(const ConeProgram& p) {
     for (size_t i = 0; i < p.inputs.size(); ++i)
@@ -60,6 +127,24 @@ class ConeEmitter {
   Value *in_, *out_, *in_stride_, *out_stride_;
   Type* d_;
   bool reciprocal_;
+  const ChunkLayout* layout_ = nullptr;  // set while emitting one chunk of a chunked cone
+  Value* slots_ = nullptr;
+
+  void store(Value* base, Value* stride, uint32_t index, Value* v) {
+    b_.CreateStore(v, b_.CreateInBoundsGEP(d_, base, b_.CreateMul(b_.getInt64(index), stride)));
+  }
+  Value* load(Value* base, Value* stride, uint32_t index, const char* name) {
+    return b_.CreateLoad(d_, b_.CreateInBoundsGEP(d_, base, b_.CreateMul(b_.getInt64(index), stride)), name);
+  }
+  // The value of `var`: computed already, or (in a chunk) loaded from its input column or slot.
+  Value* lookup(uint32_t var) {
+    if (auto it = values_.find(var); it != values_.end()) return it->second;
+    if (layout_) {
+      if (auto in = layout_->input_column.find(var); in != layout_->input_column.end()) return values_[var] = load(in_, in_stride_, in->second, "in");
+      if (auto s = layout_->slot.find(var); s != layout_->slot.end()) return values_[var] = load(slots_, in_stride_, s->second, "slot");
+    }
+    throw std::runtime_error("JIT: variable " + std::to_string(var) + " used before it is computed");
+  }
 
   // a / b. With `reciprocal_`, a constant divisor whose reciprocal is a finite normal number becomes a
   // multiplication by that reciprocal (at most half an ulp from the quotient; a divide costs 4-16x a
@@ -132,12 +217,7 @@ class ConeEmitter {
     for (const auto& n : e.nodes) {
       switch (n.op) {
         case Op::Num: st.push_back(ConstantFP::get(d_, n.value)); break;
-        case Op::Var: {
-          auto it = values_.find(n.index);
-          if (it == values_.end()) throw std::runtime_error("JIT: variable " + std::to_string(n.index) + " used before it is computed");
-          st.push_back(it->second);
-          break;
-        }
+        case Op::Var: st.push_back(lookup(n.index)); break;
         case Op::Local: throw std::runtime_error("JIT: iterative relations must be unfolded before compilation");
         case Op::Add: { auto b = pop(), a = pop(); st.push_back(b_.CreateFAdd(a, b)); break; }
         case Op::Sub: { auto b = pop(), a = pop(); st.push_back(b_.CreateFSub(a, b)); break; }
@@ -262,9 +342,16 @@ class LlvmBackend final : public JitBackend {
 
   CompiledCone entry_points(const ConeProgram& p, const std::string& symbol);
 
+  // Evaluates one block of `lanes` rows held in column arrays (stride `lanes`).
+  using BlockEvaluator = std::function<void(IRBuilder<>& b, Value* in_cols, Value* out_cols, Value* slot_cols)>;
   void emit_scalar_batch(Function* batch, Function* body, const ConeProgram& p);
-  void emit_block_batch(Function* batch, Function* body, const ConeProgram& p);
+  void emit_block_batch(Function* batch, const ConeProgram& p, uint64_t rows_per_block, size_t slots, const BlockEvaluator& evaluate);
+  std::vector<Function*> emit_chunks(Module& m, const ConeProgram& p, const ChunkLayout& layout, const std::string& base, uint64_t lanes);
 };
+
+// Rows per block of the block batch: 64 keep the column buffers within 64 KiB for up to 128 columns
+// (inputs, outputs and a chunked cone's slots); wider cones use 8.
+uint64_t block_rows(size_t columns) { return columns <= 128 ? 64 : 8; }
 
 // Row after row, each row's inputs read in place: the former batch, kept as the baseline.
 void LlvmBackend::emit_scalar_batch(Function* batch, Function* body, const ConeProgram& p) {
@@ -278,18 +365,17 @@ void LlvmBackend::emit_scalar_batch(Function* batch, Function* body, const ConeP
   b.CreateRetVoid();
 }
 
-// Blocks of B rows: transpose the block's inputs into per-column arrays, evaluate the cone as one loop
-// over the block's rows (the loop the vectorizer widens: every load and store is unit-stride), and
-// transpose the outputs back into the caller's rows.
-void LlvmBackend::emit_block_batch(Function* batch, Function* body, const ConeProgram& p) {
+// Blocks of B rows: transpose the block's inputs into per-column arrays, evaluate the cone over the
+// block's rows (loops the vectorizer widens: every load and store is unit-stride), and transpose the
+// outputs back into the caller's rows.
+void LlvmBackend::emit_block_batch(Function* batch, const ConeProgram& p, uint64_t B, size_t slots, const BlockEvaluator& evaluate) {
   const uint64_t n_in = p.inputs.size(), n_out = p.outputs.size();
-  // 64 rows keep the two column buffers within 64 KiB for up to 128 columns; wider cones use 8.
-  const uint64_t B = (n_in + n_out) <= 128 ? 64 : 8;
   LLVMContext& ctx = batch->getContext();
   IRBuilder<> b(BasicBlock::Create(ctx, "entry", batch));
   Type* d = b.getDoubleTy();
   Value* in_cols = b.CreateAlloca(d, b.getInt64(std::max<uint64_t>(n_in, 1) * B), "in_cols");
   Value* out_cols = b.CreateAlloca(d, b.getInt64(std::max<uint64_t>(n_out, 1) * B), "out_cols");
+  Value* slot_cols = slots ? b.CreateAlloca(d, b.getInt64(slots * B), "slot_cols") : nullptr;
   b.CreateMemSet(in_cols, b.getInt8(0), b.getInt64(std::max<uint64_t>(n_in, 1) * B * 8), MaybeAlign(8));
   Value* rows = batch->getArg(2);
   Value* n_blocks = b.CreateUDiv(b.CreateAdd(rows, b.getInt64(B - 1)), b.getInt64(B));
@@ -308,9 +394,7 @@ void LlvmBackend::emit_block_batch(Function* batch, Function* body, const ConePr
     // All B lanes, also in a short last block: a constant trip count that the vector width divides
     // leaves no scalar remainder loop, so the cone's code exists once. Lanes past `n` compute on the
     // previous block's (or zeroed) columns and are never copied out.
-    counted_loop(b, b.getInt64(B), [&](Value* j) {
-      b.CreateCall(body, {b.CreateGEP(d, in_cols, j), b.CreateGEP(d, out_cols, j), b.getInt64(B), b.getInt64(B)});
-    });
+    evaluate(b, in_cols, out_cols, slot_cols);
     counted_loop(b, n, [&](Value* j) {
       for (uint64_t o = 0; o < n_out; ++o) {
         Value* v = b.CreateLoad(d, b.CreateGEP(d, out_cols, b.CreateAdd(b.getInt64(o * B), j)));
@@ -319,6 +403,31 @@ void LlvmBackend::emit_block_batch(Function* batch, Function* body, const ConePr
     });
   });
   b.CreateRetVoid();
+}
+
+// One function per chunk, chunk(in, out, slots), each a loop over `lanes` rows whose columns have stride
+// `lanes` (the block batch's column arrays; 1 and 1 for a single row). NoInline: each stays a function
+// of bounded size through the optimiser and the code generator.
+std::vector<Function*> LlvmBackend::emit_chunks(Module& m, const ConeProgram& p, const ChunkLayout& layout, const std::string& base, uint64_t lanes) {
+  LLVMContext& ctx = m.getContext();
+  Type* ptr = PointerType::getUnqual(ctx);
+  std::vector<Function*> chunks;
+  for (size_t c = 0; c < layout.chunks(); ++c) {
+    Function* f = Function::Create(FunctionType::get(Type::getVoidTy(ctx), {ptr, ptr, ptr}, false), Function::InternalLinkage,
+                                   base + "_chunk" + std::to_string(c), &m);
+    f->addFnAttr(Attribute::NoInline);
+    for (unsigned a = 0; a < 3; ++a) f->addParamAttr(a, Attribute::NoAlias);
+    IRBuilder<> b(BasicBlock::Create(ctx, "entry", f));
+    Type* d = b.getDoubleTy();
+    counted_loop(b, b.getInt64(lanes), [&](Value* j) {
+      Value* stride = b.getInt64(lanes);
+      ConeEmitter e(m, b, b.CreateGEP(d, f->getArg(0), j), b.CreateGEP(d, f->getArg(1), j), stride, stride, options_.vectorize);
+      e.emit_chunk(p, layout, b.CreateGEP(d, f->getArg(2), j), layout.bounds[c], layout.bounds[c + 1]);
+    });
+    b.CreateRetVoid();
+    chunks.push_back(f);
+  }
+  return chunks;
 }
 
 CompiledCone LlvmBackend::entry_points(const ConeProgram& p, const std::string& base) {
@@ -383,14 +492,36 @@ CompiledCone LlvmBackend::compile(const ConeProgram& p, const std::string& symbo
   body->addFnAttr(Attribute::AlwaysInline);
   body->addParamAttr(0, Attribute::NoAlias);
   body->addParamAttr(1, Attribute::NoAlias);
-  {
+  Function* batch = Function::Create(FunctionType::get(void_ty, {ptr, ptr, i64}, false), Function::ExternalLinkage, base + "_batch", mod.get());
+  if (expression_nodes(p) <= kSingleFunctionNodes) {
     IRBuilder<> b(BasicBlock::Create(*ctx, "entry", body));
     ConeEmitter(*mod, b, body->getArg(0), body->getArg(1), body->getArg(2), body->getArg(3), options_.vectorize).emit(p);
     b.CreateRetVoid();
+    const uint64_t B = block_rows(p.inputs.size() + p.outputs.size());
+    if (options_.vectorize)
+      emit_block_batch(batch, p, B, 0, [&](IRBuilder<>& lb, Value* in_cols, Value* out_cols, Value*) {
+        counted_loop(lb, lb.getInt64(B), [&](Value* j) {
+          Type* d = lb.getDoubleTy();
+          lb.CreateCall(body, {lb.CreateGEP(d, in_cols, j), lb.CreateGEP(d, out_cols, j), lb.getInt64(B), lb.getInt64(B)});
+        });
+      });
+    else
+      emit_scalar_batch(batch, body, p);
+  } else {
+    const ChunkLayout layout = plan_chunks(p);
+    const size_t slots = std::max<size_t>(layout.slot.size(), 1);
+    const uint64_t B = block_rows(p.inputs.size() + p.outputs.size() + slots);
+    const std::vector<Function*> chunks = emit_chunks(*mod, p, layout, base, options_.vectorize ? B : 1);
+    auto call_chunks = [&](IRBuilder<>& lb, Value* in, Value* out, Value* slot_array) {
+      for (Function* c : chunks) lb.CreateCall(c, {in, out, slot_array});
+    };
+    // The scalar body (one row, strides 1): its slots on its own stack.
+    IRBuilder<> b(BasicBlock::Create(*ctx, "entry", body));
+    call_chunks(b, body->getArg(0), body->getArg(1), b.CreateAlloca(b.getDoubleTy(), b.getInt64(slots), "slots"));
+    b.CreateRetVoid();
+    if (options_.vectorize) emit_block_batch(batch, p, B, slots, call_chunks);
+    else emit_scalar_batch(batch, body, p);
   }
-  Function* batch = Function::Create(FunctionType::get(void_ty, {ptr, ptr, i64}, false), Function::ExternalLinkage, base + "_batch", mod.get());
-  if (options_.vectorize) emit_block_batch(batch, body, p);
-  else emit_scalar_batch(batch, body, p);
   // one(): the scalar baseline inlines the body again; the block JIT calls its batch for one row, so the
   // cone is compiled once (a single JIT row costs a block; the Plan sends single rows to the interpreter).
   Function* one = Function::Create(FunctionType::get(void_ty, {ptr, ptr}, false), Function::ExternalLinkage, base + "_one", mod.get());

@@ -125,3 +125,48 @@ TEST_CASE("a malformed program is refused, not miscompiled") {
   auto p = program(img, {"t.price"}, {"t.cost"});  // t.power and t.hours are never provided
   CHECK_THROWS_WITH_AS(jit.compile(p), doctest::Contains("used before it is computed"), std::runtime_error);
 }
+
+// A cone far past one function's worth of nodes is compiled as a sequence of functions (jit_llvm.cpp,
+// kSingleFunctionNodes): values cross between them through slots, inputs are read in every chunk, and an
+// input that is also an output is copied. The same operations in C++ give the same bits.
+TEST_CASE("a long cone compiled in chunks gives the step-by-step values, one row and in blocks") {
+  constexpr uint32_t a = 0, b = 1, steps = 8'000, first = 10;  // x_i has id first + i
+  gs::ConeProgram p;
+  p.inputs = {a, b};
+  using gs::Op;
+  for (uint32_t i = 1; i <= steps; ++i) {
+    const uint32_t prev = i == 1 ? a : first + i - 1;
+    gs::Expr e{{{Op::Var, prev}, {Op::Num, 0, 0, 0.5}, {Op::Mul}, {Op::Var, b}, {Op::Num, 0, 0, 4.0}, {Op::Div}, {Op::Add},
+                {Op::Var, a}, {Op::Num, 0, 0, 1e-3}, {Op::Mul}, {Op::Add}}};
+    if (i > 5'000) e.nodes.insert(e.nodes.end(), {{Op::Var, first + i - 4'000}, {Op::Num, 0, 0, 1e-6}, {Op::Mul}, {Op::Add}});
+    p.steps.push_back({first + i, std::move(e)});
+  }
+  p.outputs = {first + 1'000, a, first + 4'500, first + steps};
+  auto expected = [&](double av, double bv) {
+    std::vector<double> x(steps + 1);
+    x[0] = av;
+    for (uint32_t i = 1; i <= steps; ++i) {
+      x[i] = x[i - 1] * 0.5 + bv / 4.0 + av * 1e-3;
+      if (i > 5'000) x[i] = x[i] + x[i - 4'000] * 1e-6;
+    }
+    return std::array<double, 4>{x[1'000], av, x[4'500], x[steps]};
+  };
+  for (bool vectorize : {true, false}) {
+    INFO("vectorize " << vectorize);
+    gs::Jit jit(gs::JitOptions{.vectorize = vectorize});
+    auto cone = jit.compile(p);
+    double out[4];
+    const double in[] = {3.0, -2.0};
+    cone.one(in, out);
+    const auto want = expected(3.0, -2.0);
+    for (int k = 0; k < 4; ++k) CHECK(out[k] == want[size_t(k)]);
+    constexpr size_t rows = 130;  // two full blocks of 64 and a short one
+    std::vector<double> ins(rows * 2), outs(rows * 4);
+    for (size_t r = 0; r < rows; ++r) ins[2 * r] = 0.25 * double(r), ins[2 * r + 1] = 1.0 - double(r);
+    cone.batch(ins.data(), outs.data(), rows);
+    for (size_t r = 0; r < rows; ++r) {
+      const auto w = expected(ins[2 * r], ins[2 * r + 1]);
+      for (size_t k = 0; k < 4; ++k) CHECK(outs[4 * r + k] == w[k]);
+    }
+  }
+}
