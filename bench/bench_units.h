@@ -1,6 +1,7 @@
 // The unit table of the shipped model's 00_units.gstack, compiled once per process, and the built model's
 // checkpoint-interval rules, for benchmarks that load simulator scenarios (bench_sim.cpp,
-// bench_sim_scale.cpp).
+// bench_sim_scale.cpp). Including it also points the simulator at the source tree's model-inputs file,
+// as the front end does before a command runs (tests/unit/support/source_workspace.h).
 #pragma once
 
 #include <fstream>
@@ -12,6 +13,7 @@
 #include "runtime/registry.h"
 #include "runtime/sim/interval_model.h"
 #include "runtime/sim/scenario_toml.h"
+#include "tests/unit/support/source_workspace.h"
 
 inline const gs::UnitTable& shipped_units() {
   static const gs::UnitTable table = [] {
