@@ -2,13 +2,22 @@
 
 #include "image/eval.h"
 
-#include <openssl/evp.h>
+// SHA256_Init/Update/Final are deprecated in OpenSSL 3 in favour of EVP, whose first use costs a process
+// start most of its hashing time; OpenSSL 3 still builds and exports them (see sha256 below).
+#define OPENSSL_SUPPRESS_DEPRECATED
+#include <fcntl.h>
+#include <openssl/sha.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <set>
+#include <span>
 
 #include "image/atomic_file.h"
 
@@ -24,10 +33,13 @@ const char* kind_name(Kind k) {
   return names[static_cast<int>(k)];
 }
 
+// OpenSSL's SHA-256 context functions rather than EVP_Digest: the first EVP call of a process initialises
+// OpenSSL's providers and reads its configuration, about 3 ms of the 4 ms that hashing a 760 KB image
+// took at start-up (docs/runtime.md, "Start-up"). The digest is the same.
 std::array<uint8_t, 32> sha256(const void* data, size_t size) {
   std::array<uint8_t, 32> out{};
-  unsigned int len = 0;
-  if (!EVP_Digest(data, size, out.data(), &len, EVP_sha256(), nullptr) || len != out.size())
+  SHA256_CTX ctx;
+  if (!SHA256_Init(&ctx) || !SHA256_Update(&ctx, data, size) || !SHA256_Final(out.data(), &ctx))
     throw std::runtime_error("SHA-256 failed");
   return out;
 }
@@ -375,22 +387,7 @@ Image read_payload(Reader& r) {
   return img;
 }
 
-}  // namespace
-
-std::vector<uint8_t> write_image(const Image& img) {
-  Writer payload;
-  write_payload(payload, img);
-  Writer out;
-  out.out.insert(out.out.end(), kMagic, kMagic + 8);
-  out.u32(kImageFormatVersion);
-  out.u64(payload.out.size());
-  auto hash = sha256(payload.out.data(), payload.out.size());
-  out.out.insert(out.out.end(), hash.begin(), hash.end());
-  out.out.insert(out.out.end(), payload.out.begin(), payload.out.end());
-  return out.out;
-}
-
-Image read_image(const std::vector<uint8_t>& bytes) {
+Image read_image_bytes(std::span<const uint8_t> bytes) {
   if (bytes.size() < 8 || std::memcmp(bytes.data(), kMagic, 8) != 0)
     throw ImageError("not a gpu_stack registry image (bad magic); rebuild it with `gstackc compile`");
   // The magic is right, so a short file is a cut-off image rather than some other file.
@@ -414,12 +411,67 @@ Image read_image(const std::vector<uint8_t>& bytes) {
   return read_payload(r);
 }
 
+}  // namespace
+
+std::vector<uint8_t> write_image(const Image& img) {
+  Writer payload;
+  write_payload(payload, img);
+  Writer out;
+  out.out.insert(out.out.end(), kMagic, kMagic + 8);
+  out.u32(kImageFormatVersion);
+  out.u64(payload.out.size());
+  auto hash = sha256(payload.out.data(), payload.out.size());
+  out.out.insert(out.out.end(), hash.begin(), hash.end());
+  out.out.insert(out.out.end(), payload.out.begin(), payload.out.end());
+  return out.out;
+}
+
+Image read_image(const std::vector<uint8_t>& bytes) { return read_image_bytes(bytes); }
+
+namespace {
+
+// A regular file mapped read-only for as long as this lives. An image replaced while it is mapped is
+// harmless (gstackc renames a new file into place; the mapping keeps the old one), but one truncated in
+// place by another process would end this one with SIGBUS, as it would any program mapping it.
+class MappedFile {
+ public:
+  explicit MappedFile(const std::string& path) {
+    // O_NONBLOCK: opening a FIFO must not wait for a writer; the type check below refuses it.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) throw ImageError("cannot open registry image '" + path + "'");
+    struct stat st {};
+    const bool ok = ::fstat(fd, &st) == 0, regular = ok && S_ISREG(st.st_mode);
+    if (regular && st.st_size > 0) {
+      size_ = size_t(st.st_size);
+      void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+      data_ = p == MAP_FAILED ? nullptr : static_cast<const uint8_t*>(p);
+    }
+    const int error = errno;
+    ::close(fd);
+    if (!regular)
+      throw ImageError("cannot read registry image '" + path + "': " +
+                       (ok ? "it is not a regular file (a directory, device, FIFO or socket)" : std::strerror(error)));
+    if (size_ > 0 && !data_) throw ImageError("cannot read registry image '" + path + "': " + std::strerror(error));
+  }
+  ~MappedFile() {
+    if (data_) ::munmap(const_cast<uint8_t*>(data_), size_);
+  }
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  const uint8_t* data() const { return data_; }
+  size_t size() const { return size_; }
+
+ private:
+  const uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+}  // namespace
+
 Image load_image_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ImageError("cannot open registry image '" + path + "'");
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const MappedFile file(path);
   try {
-    return read_image(bytes);
+    return read_image_bytes({file.data(), file.size()});
   } catch (const ImageError& e) {
     throw ImageError(path + ": " + e.what());
   }

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <memory>
 
 namespace gs {
 
@@ -62,21 +61,7 @@ Registry::Registry(Image img) : img_(std::move(img)) {
 }
 
 Registry Registry::load(const std::string& path) {
-  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!f) throw ImageError("cannot open registry image '" + path + "'");
-  std::fseek(f.get(), 0, SEEK_END);
-  long size = std::ftell(f.get());
-  std::fseek(f.get(), 0, SEEK_SET);
-  if (size < 0) throw ImageError("cannot read registry image '" + path + "'");
-  std::vector<uint8_t> bytes(static_cast<size_t>(size));
-  if (std::fread(bytes.data(), 1, bytes.size(), f.get()) != bytes.size())
-    throw ImageError("cannot read registry image '" + path + "'");
-  Image img;
-  try {
-    img = read_image(bytes);
-  } catch (const ImageError& e) {
-    throw ImageError(path + ": " + e.what());
-  }
+  Image img = load_image_file(path);
   warn_if_stale(img, path);
   return Registry(std::move(img));
 }

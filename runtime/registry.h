@@ -39,7 +39,7 @@ struct RegistryCoverage {
 class Registry {
  public:
   explicit Registry(Image img);
-  // Reads the file with one read call and checks it (format version, hash, ids). Throws ImageError.
+  // Maps the file (load_image_file) and checks it (format version, hash, ids). Throws ImageError.
   // When a model source listed in the image changed after it was compiled, warns on stderr (once per
   // load) that the image is stale; the image is still used.
   static Registry load(const std::string& path);
