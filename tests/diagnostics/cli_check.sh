@@ -70,11 +70,11 @@ case "$check" in
     cmp "$work/a.gsimg" "$work/b.gsimg" || fail "two compiles of model/ differ"
     ;;
   coverage)
-    # Every diagnostic code the compiler can emit has a case here (E-READ is checked above, by
-    # `unreadable`), so a new code cannot land without its pinned message.
+    # Every diagnostic code the compiler or one of its passes can emit is expected by a case here (E-READ
+    # and E-TOO-LARGE are checked in this script), so a new code cannot land without its pinned message.
     missing=()
-    for code in $(grep -ohE '"E-[A-Z0-9-]+"' ../../compiler/*.cpp | tr -d '"' | sort -u); do
-      grep -qF "error[$code]" ./*.expected || grep -qF "error[$code]" "$0" || missing+=("$code")
+    for code in $(grep -ohE '"E-[A-Z0-9-]+"' ../../compiler/*.cpp ../../compiler/passes/*.cpp | tr -d '"' | sort -u); do
+      grep -qE "^# expect-error@[^ ]+ $code( |:|$)" ./[0-9]*.gstack || grep -qF "error[$code]" "$0" || missing+=("$code")
     done
     [ ${#missing[@]} -eq 0 ] || fail "no case in tests/diagnostics produces: ${missing[*]}"
     ;;

@@ -1,5 +1,6 @@
 // Built-in math constants: `math.pi` and `math.e` lower to the same number a model used to type out,
-// need no `use`, and the math namespace is closed to declarations.
+// need no `use`. A misspelt constant and a declaration into the math namespace are diagnostics cases
+// (tests/diagnostics/63_*, 64_*, 110_*).
 #include <doctest/doctest.h>
 
 #include <numbers>
@@ -27,19 +28,4 @@ TEST_CASE("math.pi and math.e lower to the nearest doubles, exactly as the typed
   CHECK(a.rhs.nodes == typed.rhs.nodes);
   CHECK(rel(img, "t.growth").rhs.nodes[0].value == std::numbers::e);
   CHECK(std::numbers::e == doctest::Approx(2.718281828459045).epsilon(1e-15));
-}
-
-TEST_CASE("a misspelt math constant is an unknown name with a suggestion") {
-  auto d = first_error("system t\nvar t.x : 1 \"x\"\neq x: t.x = 2 * math.pie\n");
-  CHECK(d.code == "E-UNKNOWN-NAME");
-  CHECK(d.line == 3);
-  CHECK(d.column == 17);
-  CHECK(d.hint.find("'math.pi'") != std::string::npos);
-}
-
-TEST_CASE("no model file may declare into the math namespace") {
-  auto d = first_error("system t\nvar math.tau : 1 \"two pi\"\n");
-  CHECK(d.code == "E-NAMESPACE");
-  CHECK(d.line == 2);
-  CHECK(d.column == 5);
 }
