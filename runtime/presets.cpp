@@ -17,6 +17,7 @@
 #include "image/suggest.h"
 #include "runtime/resolver.h"
 #include "image/text_file.h"
+#include "runtime/toml_file.h"
 
 namespace gs {
 
@@ -403,12 +404,7 @@ Preset PresetLibrary::compose(const std::vector<std::string>& names, std::vector
 }
 
 Preset PresetLibrary::parse_layered(const std::string& text, const std::string& path, Loading& loading) const {
-  toml::table doc;
-  try {
-    doc = toml::parse(text, path);
-  } catch (const toml::parse_error& e) {
-    throw PresetError(path + ":" + std::to_string(e.source().begin.line) + ": malformed TOML: " + std::string(e.description()));
-  }
+  const toml::table doc = parse_toml_text(text, path);
   const Reader r(reg_, path);
   static const std::vector<std::string> kKeys = {"name", "role", "description", "source", "notes", "extends",
                                                  "variants", "assign", "targets", "expected", "uncertainty"};

@@ -15,13 +15,18 @@ toml::table read_toml_file(const std::string& path) {
   return parse_toml_text(text, path);
 }
 
-toml::table parse_toml_text(const std::string& text, const std::string& path) {
+std::optional<toml::table> try_parse_toml(const std::string& text, const std::string& path, std::string& error) {
   try {
     return toml::parse(text, path);
   } catch (const toml::parse_error& e) {
-    throw PresetError(path + ":" + std::to_string(e.source().begin.line) + ":" + std::to_string(e.source().begin.column) +
-                      ": malformed TOML: " + std::string(e.description()) + "; hint: check the TOML syntax at that position");
+    error = path + ":" + std::to_string(e.source().begin.line) + ":" + std::to_string(e.source().begin.column) +
+            ": malformed TOML: " + std::string(e.description()) + "; hint: check the TOML syntax at that position";
+    return std::nullopt;
   }
+}
+
+toml::table parse_toml_text(const std::string& text, const std::string& path) {
+  return parse_toml_text_as<PresetError>(text, path);
 }
 
 std::vector<std::string> toml_strings(const toml::node* n) {

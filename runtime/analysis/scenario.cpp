@@ -6,6 +6,8 @@
 
 #include <toml++/toml.h>
 
+#include "runtime/preset_overlay.h"
+
 namespace gs {
 
 namespace fs = std::filesystem;
@@ -81,9 +83,7 @@ AnalysisScenario load_scenario(const Registry& reg, const PresetLibrary& lib, co
   AnalysisScenario s;
   for (const auto& name : presets) {
     Preset p = lib.load(name);
-    for (const auto& [v, x] : p.assignments) s.assignments[v] = x;
-    for (const auto& [v, k] : p.variants) s.variants[v] = k;
-    for (const auto& [v, d] : p.uncertain) s.uncertain[v] = d;
+    overlay_preset(s, p);
     for (const auto& [v, o] : assignment_origins(lib, presets_dir, p.path)) s.origins[v] = o;
     s.label += (s.label.empty() ? "" : " + ") + p.name;
     s.presets.push_back(std::move(p));

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runtime/preset_overlay.h"
 #include "runtime/report.h"
 #include "runtime/sim/inputs.h"
 #include "runtime/zoo.h"
@@ -41,7 +42,7 @@ ScenarioPoint preset_point(const PresetLibrary& lib, const ScenarioInputs& in, s
     if (user_presets)
       for (const auto& one : loaded)
         if (lib.is_external(one)) user_presets->push_back(one.name);
-    s.assignments = p.assignments, s.variants = p.variants, s.uncertain = p.uncertain;
+    overlay_preset(s, p);
   }
   return s;
 }

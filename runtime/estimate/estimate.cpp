@@ -10,6 +10,7 @@
 
 #include "image/suggest.h"
 #include "runtime/format.h"
+#include "runtime/preset_overlay.h"
 #include "runtime/resolver.h"
 #include "runtime/validate/mapping.h"
 #include "runtime/validate/runs.h"
@@ -192,9 +193,7 @@ EstimateResult estimate(const Registry& reg, const PresetLibrary& lib, const Est
   ScenarioPoint s;
   for (const auto& name : {data.base, acc.preset}) {
     Preset p = lib.load(name);
-    for (const auto& [v, x] : p.assignments) s.assignments[v] = x;
-    for (const auto& [v, k] : p.variants) s.variants[v] = k;
-    for (const auto& [v, d] : p.uncertain) s.uncertain[v] = d;
+    overlay_preset(s, p);
     res.layers.insert(res.layers.end(), p.layers.begin(), p.layers.end());
   }
   const uint32_t params = var(data.params), tokens = var(data.tokens), gpus = var(data.gpus);

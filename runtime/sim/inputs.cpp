@@ -13,19 +13,11 @@
 
 #include "runtime/presets.h"
 #include "image/text_file.h"
+#include "runtime/toml_file.h"
 
 namespace gs::sim {
 
 namespace {
-
-// A bindings file's TOML; a syntax error names the file, line and column.
-toml::table parse_bindings(const std::string& text, const std::string& origin) {
-  try {
-    return toml::parse(text, origin);
-  } catch (const toml::parse_error& e) {
-    throw std::invalid_argument(fmt::format("{}:{}:{}: {}", origin, e.source().begin.line, e.source().begin.column, e.description()));
-  }
-}
 
 // The roles the engine reads below; the bindings file must bind each exactly once.
 const std::vector<std::string>& engine_roles() {
@@ -47,7 +39,7 @@ InputDomain parse_domain(const std::string& s, const std::string& where) {
 }  // namespace
 
 std::vector<ModelVariable> parse_model_inputs(const std::string& text, const std::string& origin) {
-  const toml::table root = parse_bindings(text, origin);
+  const toml::table root = gs::parse_toml_text_as<std::invalid_argument>(text, origin);
   if (root["schema"].value_or(std::string()) != "gpu-stack.sim-model-inputs.v1")
     throw std::invalid_argument(origin + ": schema must be \"gpu-stack.sim-model-inputs.v1\"");
   const toml::array* inputs = root["input"].as_array();
@@ -118,7 +110,7 @@ std::string model_inputs_text() {
 
 std::vector<std::string> bound_variable_names(const std::string& text, const std::string& origin, const std::string& table,
                                               std::initializer_list<const char*> keys, const std::string& purpose) {
-  const toml::table root = parse_bindings(text, origin);
+  const toml::table root = gs::parse_toml_text_as<std::invalid_argument>(text, origin);
   const toml::table* t = root[table].as_table();
   if (!t) throw std::invalid_argument(fmt::format("{}: no [{}] table ({})", origin, table, purpose));
   for (const auto& entry : *t) {

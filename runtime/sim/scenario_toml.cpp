@@ -1,5 +1,6 @@
 #include "runtime/sim/scenario_toml.h"
 #include "image/text_file.h"
+#include "runtime/toml_file.h"
 
 #include <cmath>
 #include <fstream>
@@ -289,12 +290,7 @@ void each_table(const toml::table& t, const char* key, Reader& r, F&& f) {
 
 Scenario parse_scenario_toml(const std::string& text, const gs::UnitTable& units, const std::string& origin,
                              const ModelValues* from_model) {
-  toml::table root;
-  try {
-    root = toml::parse(text, origin);
-  } catch (const toml::parse_error& e) {
-    throw std::invalid_argument(fmt::format("{}:{}:{}: {}", origin, e.source().begin.line, e.source().begin.column, e.description()));
-  }
+  const toml::table root = gs::parse_toml_text_as<std::invalid_argument>(text, origin);
   Scenario sc;
   Reader r(units, sc, origin);
   r.expect_keys(root, {"schema", "id", "description", "seed", "horizon", "power_sample", "sources", "model", "site",

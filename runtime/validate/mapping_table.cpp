@@ -10,6 +10,7 @@
 
 #include "runtime/validate/runs.h"
 #include "image/text_file.h"
+#include "runtime/toml_file.h"
 
 namespace gs::validate {
 namespace {
@@ -100,12 +101,7 @@ const MappingTable::UnstatedKnob& MappingTable::unstated_knob(const std::string&
 }
 
 MappingTable parse_mapping_table(const std::string& text, const std::string& path) {
-  toml::table doc;
-  try {
-    doc = toml::parse(text, path);
-  } catch (const toml::parse_error& e) {
-    throw MappingError(where(path, e.source()) + ": malformed TOML: " + std::string(e.description()));
-  }
+  const toml::table doc = parse_toml_text_as<MappingError>(text, path);
   static const std::vector<std::string> kKeys = {"schema", "default_runs", "presets", "variables", "constants", "variants", "precision",
                                                  "targets",      "breakdown", "hardware", "recompute", "schedule", "unstated", "fit", "model_facts"};
   for (const auto& [key, node] : doc)

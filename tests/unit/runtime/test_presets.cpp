@@ -97,7 +97,8 @@ TEST_CASE("presets: later layers win and cycles of extends are refused") {
 TEST_CASE("presets: bad input names the file and line") {
   Scratch s("bad");
   PresetLibrary lib = s.library();
-  CHECK_THROWS_WITH_AS(lib.parse("name = \"x\"\n[assign\n", "bad.toml"), doctest::Contains("bad.toml:2: malformed TOML"), PresetError);
+  CHECK_THROWS_WITH_AS(lib.parse("name = \"x\"\n[assign\n", "bad.toml"), "bad.toml:2:8: malformed TOML: Error while parsing table header: expected ']', saw '\\n'; "
+                       "hint: check the TOML syntax at that position", PresetError);
   CHECK_THROWS_WITH_AS(lib.parse("\n[assign]\n\"gpu.peak_flop\" = 1\n", "t.toml"),
                        doctest::Contains("t.toml:3: unknown variable in [assign] 'gpu.peak_flop'; did you mean 'gpu.peak_flops'"), PresetError);
   CHECK_THROWS_WITH_AS(lib.parse("[assign]\n\"gpu.peak_flops\" = \"3 W\"\n", "t.toml"),

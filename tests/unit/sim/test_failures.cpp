@@ -37,6 +37,10 @@ daly = "d")", "test.toml");
   CHECK_THROWS_WITH_AS(parse_interval_binding("schema = \"x\"", "t.toml"), doctest::Contains("no [checkpoint_interval] table"), std::invalid_argument);
   CHECK_THROWS_WITH_AS(parse_interval_binding("[checkpoint_interval]\nmtbf = \"b\"", "t.toml"), doctest::Contains("'checkpoint_time'"), std::invalid_argument);
   CHECK_THROWS_WITH_AS(parse_interval_binding("[checkpoint_interval]\nwat = 1", "t.toml"), doctest::Contains("unknown key 'wat'"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(parse_interval_binding("[checkpoint_interval\n", "t.toml"),
+                       "t.toml:1:21: malformed TOML: Error while parsing table header: expected ']', saw '\\n'; "
+                       "hint: check the TOML syntax at that position",
+                       std::invalid_argument);
 }
 
 TEST_CASE("the Llama 3 preset's rates add up to 419 interruptions in 54 days") {

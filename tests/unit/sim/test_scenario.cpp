@@ -47,6 +47,11 @@ TEST_CASE("numbers without a source, with the wrong dimension or in the wrong pl
                     doctest::Contains("source 'nobody' is not declared"));
   CHECK_THROWS_WITH(parse(replace(base, R"(value = "700 W")", R"(value = "700 J")")), doctest::Contains("but W is needed"));
   CHECK_THROWS_WITH(parse(replace(base, "gpus_per_node = 8", "gpus_per_node = 8\ngpu_count = 4")), doctest::Contains("unknown key 'gpu_count'"));
+  // A syntax error reads as in every other TOML file of the project (runtime/toml_file.h).
+  CHECK_THROWS_WITH_AS(parse("schema = \"x\"\nid = \n"),
+                       "test.toml:2:6: malformed TOML: Error while parsing key-value pair: expected value, saw '\\n'; "
+                       "hint: check the TOML syntax at that position",
+                       std::invalid_argument);
   CHECK_THROWS_WITH(parse(base + "[site.model]\n\"training.t_step\" = { value = \"3 s\", source = \"assumption\", note = \"x\" }\n"),
                     doctest::Contains("cannot be set here"));
   CHECK_THROWS_WITH(parse(replace(base, "nodes = 36", "nodes = 30")), doctest::Contains("has 30 nodes but jobs need 32"));

@@ -107,7 +107,9 @@ TEST_CASE("mapping table: the shipped file names model variables only in data, a
                                            "[breakdown]\n[unstated]\n[[hardware]]\npreset = \"validate/hardware/x9\"\nall = [\"X-9\"]\n",
                                            "m.toml");
   CHECK(*match_hardware(local, "Acme x9 (liquid)") == "validate/hardware/x9");
-  CHECK_THROWS_WITH_AS(parse_mapping_table("[presets\n", "m.toml"), doctest::Contains("m.toml:1:"), MappingError);
+  CHECK_THROWS_WITH_AS(parse_mapping_table("[presets\n", "m.toml"),
+                       "m.toml:1:9: malformed TOML: Error while parsing table header: expected ']', saw '\\n'; "
+                       "hint: check the TOML syntax at that position", MappingError);
   CHECK_THROWS_WITH_AS(parse_mapping_table("colour = 1\n", "m.toml"), doctest::Contains("m.toml:1:1: unknown key 'colour'"), MappingError);
   CHECK_THROWS_WITH_AS(parse_mapping_table("[presets]\n[variables]\n[constants]\n[variants]\n[precision]\n[targets]\n[breakdown]\n"
                                            "[unstated]\n[[hardware]]\npreset = \"p\"\nall = [\"x\"]\ncolour = 1\n",
