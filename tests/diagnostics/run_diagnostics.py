@@ -212,6 +212,8 @@ def main():
                     help="every case in DIR must fail with each message its '# EXPECT-FAIL:' lines give")
     ap.add_argument("cases", nargs="*")
     args = ap.parse_args()
+    if os.sep in args.gstackc:  # the cases run from their own folder, so a relative path must not stay relative
+        args.gstackc = os.path.abspath(args.gstackc)
 
     if args.expect_failures:
         failed = 0
