@@ -228,7 +228,7 @@ std::string resolution_text(const Registry& reg, const Resolution& res, const Re
     }
   }
   if (view.missing_families && !res.missing.empty())
-    out += "\nmissing families:\n" + missing_families_text(reg, missing_families(reg, res.missing), 2);
+    out += "\nmissing families:\n" + missing_families_text(missing_families(reg, res.missing), 2);
   if (!res.overrides.empty()) {
     out += "\noverrides (assignments that replace a relation):\n";
     for (const auto& o : res.overrides) out += override_text(reg, o);
@@ -549,8 +549,9 @@ std::vector<MissingFamily> missing_families(const Registry& reg, const std::vect
   for (const auto& m : missing) groups[{m.family, m.category}].insert(m.var);
   std::vector<MissingFamily> out;
   for (auto& [key, vars] : groups) {
-    MissingFamily f{key.first, key.second, std::vector<uint32_t>(vars.begin(), vars.end())};
+    MissingFamily f{key.first, key.second, std::vector<uint32_t>(vars.begin(), vars.end()), {}};
     std::sort(f.vars.begin(), f.vars.end(), [&](uint32_t a, uint32_t b) { return reg.var(a).name < reg.var(b).name; });
+    for (uint32_t v : f.vars) f.names.push_back(reg.var(v).name);
     out.push_back(std::move(f));
   }
   std::sort(out.begin(), out.end(), [](const MissingFamily& a, const MissingFamily& b) {
@@ -560,13 +561,13 @@ std::vector<MissingFamily> missing_families(const Registry& reg, const std::vect
   return out;
 }
 
-std::string missing_families_text(const Registry& reg, const std::vector<MissingFamily>& families, size_t indent) {
+std::string missing_families_text(const std::vector<MissingFamily>& families, size_t indent) {
   std::string out;
   for (const auto& f : families) {
     std::string names;
-    for (size_t i = 0; i < f.vars.size() && i < 4; ++i) names += (i ? ", " : "") + reg.var(f.vars[i]).name;
-    if (f.vars.size() > 4) names += fmt::format(", +{} more", f.vars.size() - 4);
-    out += fmt::format("{:{}}family={} category={} count={} names={}\n", "", indent, f.family, f.category, f.vars.size(), names);
+    for (size_t i = 0; i < f.names.size() && i < 4; ++i) names += (i ? ", " : "") + f.names[i];
+    if (f.names.size() > 4) names += fmt::format(", +{} more", f.names.size() - 4);
+    out += fmt::format("{:{}}family={} category={} count={} names={}\n", "", indent, f.family, f.category, f.names.size(), names);
   }
   return out;
 }
@@ -634,7 +635,7 @@ std::string scenario_text(const Registry& reg, const ScenarioReport& rep, const 
     std::vector<MissingInput> missing;
     for (const auto& t : rep.targets) missing.insert(missing.end(), t.resolution.missing.begin(), t.resolution.missing.end());
     auto families = missing_families(reg, missing);
-    out += families.empty() ? "\nmissing families: none\n" : "\nmissing families:\n" + missing_families_text(reg, families, 2);
+    out += families.empty() ? "\nmissing families: none\n" : "\nmissing families:\n" + missing_families_text(families, 2);
   }
   if (!rep.overrides.empty()) {
     out += "\noverrides (assignments that replace a relation):\n";

@@ -61,11 +61,12 @@ std::string stats_json(const Registry& reg, const std::string& image_path);
 // missing for several targets counts once.
 struct MissingFamily {
   std::string family, category;
-  std::vector<uint32_t> vars;  // sorted by name
+  std::vector<uint32_t> vars;      // sorted by name
+  std::vector<std::string> names;  // theirs, in the same order
 };
 std::vector<MissingFamily> missing_families(const Registry& reg, const std::vector<MissingInput>& missing);
 // One line per family, `indent` spaces in: "family=cluster.node category=primitive-root count=6 names=a, b, c, d, +2 more".
-std::string missing_families_text(const Registry& reg, const std::vector<MissingFamily>& families, size_t indent);
+std::string missing_families_text(const std::vector<MissingFamily>& families, size_t indent);
 
 struct TargetReport {
   std::string label;

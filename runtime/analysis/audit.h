@@ -4,9 +4,10 @@
 
 #include <cstdint>
 #include <optional>
-#include <ostream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "runtime/registry.h"
 #include "runtime/report.h"
@@ -19,15 +20,16 @@ struct AuditRequest {
   std::vector<std::string> targets;  // [LABEL=]NAME; replaces each preset's own [targets]
   bool missing_families = false;     // text: list the missing families under each preset
   bool fail_on_issues = false;       // exit 1 when any preset has issues or does not load
-  bool json = false;
 };
 
 struct AuditTarget {
   std::string label;
   uint32_t var = 0;
-  std::string status;  // ok, issues
-  std::optional<double> value;
-  std::vector<uint32_t> missing;
+  std::string name, unit;  // the variable's name and declared unit
+  std::string status;      // ok, issues
+  std::optional<double> value;         // base units
+  std::optional<std::string> display;  // with value: in the display unit
+  std::vector<std::string> missing;    // names of the missing inputs
   size_t violations = 0;
 };
 
@@ -43,8 +45,14 @@ struct AuditEntry {
   size_t issues = 0;  // missing inputs + violations over all targets, or 1 for a preset that does not load
 };
 
+struct ScenarioAuditReport {
+  std::vector<AuditEntry> presets;
+  size_t ok = 0, with_issues = 0, errors = 0, no_targets = 0, unsourced = 0;  // presets by status; unsourced: loading without a source
+  size_t issues = 0;  // over all presets
+};
+void to_json(nlohmann::ordered_json& j, const ScenarioAuditReport& r);
+
 // Bad input (an unknown --target, an unknown --preset) throws PresetError.
-std::vector<AuditEntry> scenario_audit(const Registry& reg, const AuditRequest& req);
-int scenario_audit_command(const Registry& reg, const AuditRequest& req, std::ostream& out, std::ostream& err);
+ScenarioAuditReport scenario_audit(const Registry& reg, const AuditRequest& req);
 
 }  // namespace gs

@@ -51,8 +51,8 @@ struct Influential {
 
 }  // namespace
 
-NextWork next_work(const Registry& reg, const NextWorkRequest& req) {
-  NextWork nw;
+NextWorkReport next_work(const Registry& reg, const NextWorkRequest& req) {
+  NextWorkReport nw;
   PresetLibrary lib(reg, req.presets_dir);
   nw.preset = req.preset.empty() ? default_preset_name(req.presets_dir) : req.preset;
   AnalysisScenario scenario = load_scenario(reg, lib, req.presets_dir, {nw.preset});
@@ -69,6 +69,7 @@ NextWork next_work(const Registry& reg, const NextWorkRequest& req) {
       for (const auto& [label, v] : preset.targets) nw.targets.push_back(v);
   }
   if (nw.targets.empty()) throw PresetError("preset '" + nw.preset + "' names no [targets]; pass --target NAME");
+  for (uint32_t t : nw.targets) nw.target_names.push_back(reg.var(t).name);
   std::vector<uint32_t> examined = nw.targets;
   for (const auto& [label, v] : preset.targets)
     if (std::find(examined.begin(), examined.end(), v) == examined.end()) examined.push_back(v);
@@ -186,39 +187,20 @@ NextWork next_work(const Registry& reg, const NextWorkRequest& req) {
     if (a.weight != b.weight) return a.weight > b.weight;
     return a.title < b.title;
   });
+  nw.shown = std::min(req.limit, nw.items.size());
   return nw;
 }
 
-int next_work_command(const Registry& reg, const NextWorkRequest& req, std::ostream& out, std::ostream&) {
-  NextWork nw = next_work(reg, req);
-  const size_t shown = std::min(req.limit, nw.items.size());
-  if (req.json) {
-    json j{{"preset", nw.preset}, {"targets", json::array()}, {"item_count", nw.items.size()}, {"shown", shown}};
-    for (uint32_t t : nw.targets) j["targets"].push_back(reg.var(t).name);
-    j["items"] = json::array();
-    for (size_t i = 0; i < shown; ++i) {
-      const auto& it = nw.items[i];
-      json ij{{"rank", i + 1}, {"kind", it.kind}, {"title", it.title}, {"evidence", it.evidence}};
-      if (!it.command.empty()) ij["command"] = it.command;
-      j["items"].push_back(ij);
-    }
-    j["notes"] = nw.notes;
-    out << j.dump(2) << "\n";
-    return 0;
+void to_json(json& j, const NextWorkReport& r) {
+  j = json{{"preset", r.preset}, {"targets", r.target_names}, {"item_count", r.items.size()}, {"shown", r.shown}};
+  j["items"] = json::array();
+  for (size_t i = 0; i < r.shown && i < r.items.size(); ++i) {
+    const auto& it = r.items[i];
+    json ij{{"rank", i + 1}, {"kind", it.kind}, {"title", it.title}, {"evidence", it.evidence}};
+    if (!it.command.empty()) ij["command"] = it.command;
+    j["items"].push_back(ij);
   }
-  out << "Next work under " << nw.preset << " for " << join_names(reg, nw.targets, 8) << "\n";
-  out << fmt::format("  {} items, shown {}\n", nw.items.size(), shown);
-  for (size_t i = 0; i < shown; ++i) {
-    const auto& it = nw.items[i];
-    out << fmt::format("\n{:>3}. [{}] {}\n", i + 1, it.kind, it.title);
-    out << "     evidence: " << it.evidence << "\n";
-    if (!it.command.empty()) out << "     command: " << it.command << "\n";
-  }
-  if (!nw.notes.empty()) {
-    out << "\nnotes:\n";
-    for (const auto& n : nw.notes) out << "  - " << n << "\n";
-  }
-  return 0;
+  j["notes"] = r.notes;
 }
 
 }  // namespace gs

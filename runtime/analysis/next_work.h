@@ -5,9 +5,10 @@
 // uncertainty, and the heaviest root-debt family. Within a tier, larger influence or reach first.
 #pragma once
 
-#include <ostream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "runtime/registry.h"
 
@@ -18,7 +19,6 @@ struct NextWorkRequest {
   std::string preset;                // empty: default_preset_name(presets_dir)
   std::vector<std::string> targets;  // variable names; empty: the preset's [targets], else econ.cost.per_token
   size_t limit = 10;
-  bool json = false;
   std::string runs_path;  // published runs (CSV) to validate; the largest residuals become items
 };
 
@@ -31,14 +31,17 @@ struct WorkItem {
   double weight = 0;    // ordering within the tier, larger first
 };
 
-struct NextWork {
+struct NextWorkReport {
   std::string preset;
   std::vector<uint32_t> targets;
-  std::vector<WorkItem> items;  // ranked, all of them (the command shows `limit`)
+  std::vector<std::string> target_names;
+  std::vector<WorkItem> items;  // ranked, all of them
+  size_t shown = 0;             // the first `shown` items are the answer (the request's limit)
   std::vector<std::string> notes;
 };
+// The shown items, each with its rank.
+void to_json(nlohmann::ordered_json& j, const NextWorkReport& r);
 
-NextWork next_work(const Registry& reg, const NextWorkRequest& req);
-int next_work_command(const Registry& reg, const NextWorkRequest& req, std::ostream& out, std::ostream& err);
+NextWorkReport next_work(const Registry& reg, const NextWorkRequest& req);
 
 }  // namespace gs

@@ -1,4 +1,5 @@
-// Small formatting helpers shared by the analysis commands (internal to gs_analysis).
+// Small formatting helpers of the analysis reports: shared by gs_analysis (JSON, work items' evidence)
+// and the text renderers in runtime/present/analysis.cpp.
 #pragma once
 
 #include <cmath>
@@ -7,9 +8,6 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-
-#include "runtime/format.h"
-#include "runtime/registry.h"
 
 namespace gs::analysis_output {
 
@@ -21,12 +19,5 @@ inline json optional_number(const std::optional<double>& x) {
 
 // Elasticities are signed and usually of order one: "+0.999974", "-0.8333333", "0".
 inline std::string signed_number(double x) { return x == 0 ? "0" : fmt::format("{:+.7g}", x); }
-
-inline std::string percent(double share) { return fmt::format("{:.1f}%", 100 * share); }
-
-inline std::string quantity(const Registry& reg, uint32_t var, const std::optional<double>& base) {
-  if (!base) return "-";
-  return format_quantity(reg.units(), reg.var(var), *base);
-}
 
 }  // namespace gs::analysis_output

@@ -11,9 +11,12 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <ostream>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "runtime/analysis/scenario.h"
 #include "runtime/graph.h"
@@ -45,13 +48,87 @@ struct RootDebtRequest {
   bool families = false;
   size_t limit = 20;
   bool include_constraints = false;
-  bool json = false;
   std::string target;  // empty: blast radius of every registry root
   std::string scope;   // a system: rank only its roots (blast-radius modes); empty: every system
 };
 
-// Prints the ranking; returns 0. Bad input (an unknown target) throws PresetError.
-int root_debt_command(const Registry& reg, const AnalysisScenario& scenario, const RootDebtRequest& req,
-                      std::ostream& out, std::ostream& err);
+// ---- the answer, with names and display texts resolved so that it stands without the registry
+
+enum class RootDebtMode { blast_radius, families, influence, influence_families };
+std::string to_string(RootDebtMode m);  // "blast-radius", "families", "influence", "influence-families"
+
+// One registry root as the blast-radius ranking shows it.
+struct RootDebtLine {
+  std::string variable, system, family, unit;
+  size_t dependents = 0;
+  std::string boundary_category;
+  bool primitive_boundary = true;
+};
+
+// One family of registry roots and its heaviest (at most four) members.
+struct RootFamilyLine {
+  std::string family, boundary_category;
+  bool primitive_boundary = true;
+  size_t total_weight = 0, root_count = 0;
+  std::vector<std::pair<std::string, size_t>> top;  // variable, dependents
+};
+
+// One input of the target's cone, in rank order.
+struct InfluenceLine {
+  size_t rank = 0;
+  std::string variable, status, family, boundary_category;
+  bool primitive_boundary = false;
+  std::optional<double> value;  // base units
+  std::string unit, si_unit;
+  std::optional<std::string> display;  // the value in the variable's display unit, when there is one
+  std::optional<double> derivative, elasticity, variance_share;
+  std::optional<std::string> distribution;
+  size_t dependents = 0;
+  std::optional<Origin> origin;  // the layer that set it; none for an input the scenario does not assign
+};
+
+// The inputs of one family (name prefix) together, blocking ones first, then by summed |elasticity|.
+struct InfluenceFamilyLine {
+  struct Member {
+    std::string variable, status;
+    std::optional<double> elasticity;
+  };
+  std::string family;
+  size_t blocking = 0, input_count = 0;
+  double abs_elasticity = 0, variance_share = 0;
+  std::vector<Member> top;  // the first four in rank order
+};
+
+// How the variance shares are computed, as the reports state it.
+inline constexpr const char* kVarianceMethod = "first-order Taylor: (dy/dx)^2 Var(x), normalised";
+
+struct RootDebtReport {
+  RootDebtMode mode = RootDebtMode::blast_radius;
+  bool include_constraints = false;
+  // Blast-radius modes: every root in `scope` (empty: every system), the shown rows or families.
+  std::string scope;
+  size_t total_roots = 0;
+  size_t family_count = 0;  // both families modes: how many there are (the shown ones are below)
+  std::vector<RootDebtLine> roots;
+  std::vector<RootFamilyLine> root_families;
+  // Influence modes: the target under the scenario and its inputs (rows or families, the shown ones).
+  std::string target, scenario, unit, si_unit;
+  std::optional<double> value;        // base units
+  std::optional<std::string> display;  // with value
+  std::string formula;                 // without value: the start of the symbolic value
+  size_t inputs = 0, missing = 0, roots_outside_cone = 0, relations_differentiated = 0, numeric_partials = 0;
+  std::optional<double> linear_sd;  // when the scenario gives an input of the target a distribution
+  std::string linear_sd_display;
+  std::vector<std::string> uncertain_outside_cone;
+  std::vector<InfluenceLine> rows;
+  std::vector<InfluenceFamilyLine> families;
+
+  // How many rows (or families) the report shows.
+  size_t shown() const;
+};
+void to_json(nlohmann::ordered_json& j, const RootDebtReport& r);
+
+// The ranking `req` asks for. Bad input (an unknown target or system, --scope with --target) throws PresetError.
+RootDebtReport root_debt(const Registry& reg, const AnalysisScenario& scenario, const RootDebtRequest& req);
 
 }  // namespace gs

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "runtime/analysis/output.h"
+#include "runtime/format.h"
 #include "runtime/analysis/scenario.h"
 #include "runtime/graph.h"
 #include "runtime/jit/jit.h"
@@ -575,38 +576,28 @@ std::vector<VerifyCheck> verify_checks(const Registry& reg, const VerifyRequest&
   return out;
 }
 
-int verify_command(const Registry& reg, const VerifyRequest& req, std::ostream& out, std::ostream&) {
+VerifyReport verify(const Registry& reg, const VerifyRequest& req) {
   auto t0 = std::chrono::steady_clock::now();
-  auto checks = verify_checks(reg, req);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  size_t ok = 0, warned = 0, failed = 0, skipped = 0;
-  for (const auto& c : checks) (c.status == "fail" ? failed : c.status == "warn" ? warned : c.status == "skip" ? skipped : ok)++;
-  if (req.json) {
-    json j{{"profile", req.profile}, {"image", req.image_path}, {"variables", reg.var_count()}, {"relations", reg.relation_count()}};
-    j["checks"] = json::array();
-    for (const auto& c : checks) {
-      json one{{"name", c.name}, {"status", c.status}, {"summary", c.summary}, {"details", c.details}, {"seconds", c.seconds}};
-      if (c.count) one["count"] = *c.count;
-      j["checks"].push_back(std::move(one));
-    }
-    j["large_file_lines"] = req.large_file_lines;
-    j["ok"] = ok, j["warnings"] = warned, j["failed"] = failed, j["skipped"] = skipped, j["passed"] = failed == 0;
-    j["seconds"] = seconds;
-    out << j.dump(2) << "\n";
-  } else {
-    out << fmt::format("Verify profile {}: {} ({} variables, {} relations)\n", req.profile, req.image_path, reg.var_count(),
-                       reg.relation_count());
-    constexpr size_t kShown = 20;
-    for (const auto& c : checks) {
-      const std::string status = c.status == "fail" ? "FAIL" : c.status;
-      out << fmt::format("  {:<5} {:<11} {}\n", status, c.name, c.summary);
-      for (size_t i = 0; i < c.details.size() && i < kShown; ++i) out << "          - " << c.details[i] << "\n";
-      if (c.details.size() > kShown) out << fmt::format("          ... {} more (see --json)\n", c.details.size() - kShown);
-    }
-    out << fmt::format("Summary: {} ok, {} warning{}, {} failed{} ({} checks) in {:.2f} s\n", ok, warned, warned == 1 ? "" : "s", failed,
-                       skipped ? fmt::format(", {} skipped", skipped) : "", checks.size(), seconds);
+  VerifyReport r;
+  r.checks = verify_checks(reg, req);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.profile = req.profile, r.image = req.image_path, r.variables = reg.var_count(), r.relations = reg.relation_count();
+  r.large_file_lines = req.large_file_lines;
+  for (const auto& c : r.checks) (c.status == "fail" ? r.failed : c.status == "warn" ? r.warnings : c.status == "skip" ? r.skipped : r.ok)++;
+  return r;
+}
+
+void to_json(json& j, const VerifyReport& r) {
+  j = json{{"profile", r.profile}, {"image", r.image}, {"variables", r.variables}, {"relations", r.relations}};
+  j["checks"] = json::array();
+  for (const auto& c : r.checks) {
+    json one{{"name", c.name}, {"status", c.status}, {"summary", c.summary}, {"details", c.details}, {"seconds", c.seconds}};
+    if (c.count) one["count"] = *c.count;
+    j["checks"].push_back(std::move(one));
   }
-  return failed ? 1 : 0;
+  j["large_file_lines"] = r.large_file_lines;
+  j["ok"] = r.ok, j["warnings"] = r.warnings, j["failed"] = r.failed, j["skipped"] = r.skipped, j["passed"] = r.passed();
+  j["seconds"] = r.seconds;
 }
 
 }  // namespace gs

@@ -14,9 +14,10 @@
 
 #include <cstdint>
 #include <optional>
-#include <ostream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "runtime/registry.h"
 
@@ -24,7 +25,6 @@ namespace gs {
 
 struct VerifyRequest {
   std::string profile = "fast";  // fast or full
-  bool json = false;
   std::string image_path;        // shown in the report
   std::string presets_dir;       // empty: the preset check only warns that there is none
   size_t samples = 3;            // points per relation in the JIT check
@@ -47,7 +47,17 @@ struct VerifyCheck {
 // Throws PresetError for an unknown profile.
 std::vector<VerifyCheck> verify_checks(const Registry& reg, const VerifyRequest& req);
 
-// Prints the checks; returns 1 when any failed, else 0.
-int verify_command(const Registry& reg, const VerifyRequest& req, std::ostream& out, std::ostream& err);
+// `verify`: every check of the profile, counted; the command exits 1 when one failed.
+struct VerifyReport {
+  std::string profile, image;
+  size_t variables = 0, relations = 0;
+  std::vector<VerifyCheck> checks;
+  size_t large_file_lines = 0;
+  size_t ok = 0, warnings = 0, failed = 0, skipped = 0;
+  double seconds = 0;
+  bool passed() const { return failed == 0; }
+};
+void to_json(nlohmann::ordered_json& j, const VerifyReport& r);
+VerifyReport verify(const Registry& reg, const VerifyRequest& req);
 
 }  // namespace gs

@@ -7,37 +7,51 @@
 #include "runtime/analysis/root_debt.h"
 #include "runtime/analysis/scenario.h"
 #include "runtime/analysis/verify.h"
+#include "runtime/present/analysis.h"
 #include "tools/gpu-stack/commands.h"
 
 namespace gs::cli {
 namespace {
 
-int run_root_debt(const Common& c, const ScenarioInputs& in, gs::RootDebtRequest req) {
+// The report as --json asks for it, or its text.
+template <class Report, class Text>
+void print(const Common& c, const Report& r, Text text) {
+  std::cout << (c.json ? nlohmann::ordered_json(r).dump(2) + "\n" : text(r));
+}
+
+int run_root_debt(const Common& c, const ScenarioInputs& in, const gs::RootDebtRequest& req) {
   gs::Registry reg = load_registry(c);
   if (req.target.empty() && !(in.presets.empty() && in.workloads.empty() && in.assigns.empty() && in.variants.empty()))
     throw UsageError("a scenario (--preset, --workload, --assign, --variant) ranks inputs by influence on a target; pass --target NAME");
   gs::PresetLibrary lib = library(reg, c);
   gs::AnalysisScenario s = gs::load_scenario(reg, lib, presets_dir(c), gs::api::preset_layers(lib, in), in.assigns, in.variants);
-  req.json = c.json;
-  return gs::root_debt_command(reg, s, req, std::cout, std::cerr);
+  print(c, gs::root_debt(reg, s, req), gs::present::root_debt_text);
+  return 0;
 }
 
+// Exit 1 when a check failed.
 int run_verify(const Common& c, gs::VerifyRequest req) {
   gs::Registry reg = load_registry(c);
-  req.json = c.json, req.image_path = image_path(c), req.presets_dir = presets_dir(c);
-  return gs::verify_command(reg, req, std::cout, std::cerr);
+  req.image_path = image_path(c), req.presets_dir = presets_dir(c);
+  const gs::VerifyReport r = gs::verify(reg, req);
+  print(c, r, gs::present::verify_text);
+  return r.passed() ? 0 : 1;
 }
 
+// Exit 1 with --fail-on-issues when a preset has issues or does not load.
 int run_scenario_audit(const Common& c, gs::AuditRequest req) {
   gs::Registry reg = load_registry(c);
-  req.json = c.json, req.presets_dir = presets_dir(c);
-  return gs::scenario_audit_command(reg, req, std::cout, std::cerr);
+  req.presets_dir = presets_dir(c);
+  const gs::ScenarioAuditReport r = gs::scenario_audit(reg, req);
+  print(c, r, [&](const gs::ScenarioAuditReport& a) { return gs::present::scenario_audit_text(a, req.missing_families); });
+  return req.fail_on_issues && r.issues > 0 ? 1 : 0;
 }
 
 int run_next_work(const Common& c, gs::NextWorkRequest req) {
   gs::Registry reg = load_registry(c);
-  req.json = c.json, req.presets_dir = presets_dir(c);
-  return gs::next_work_command(reg, req, std::cout, std::cerr);
+  req.presets_dir = presets_dir(c);
+  print(c, gs::next_work(reg, req), gs::present::next_work_text);
+  return 0;
 }
 
 }  // namespace

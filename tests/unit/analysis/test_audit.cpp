@@ -2,12 +2,12 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "runtime/analysis/audit.h"
 #include "runtime/analysis/next_work.h"
+#include "runtime/present/analysis.h"
 #include "support.h"
 
 using namespace gs;
@@ -55,7 +55,8 @@ TEST_CASE("scenario audit: source, counts, targets' status and missing families 
   Presets p;
   AuditRequest req;
   req.presets_dir = p.dir.path.string();
-  auto es = scenario_audit(small(), req);
+  const ScenarioAuditReport report = scenario_audit(small(), req);
+  const auto& es = report.presets;
   REQUIRE(es.size() == 4);  // the simulator scenario is not a preset
   CHECK(es[0].name == "bare");  // sorted by name
   const auto& full = entry(es, "full");
@@ -77,14 +78,15 @@ TEST_CASE("scenario audit: source, counts, targets' status and missing families 
   CHECK(entry(es, "broken").status == "error");
   CHECK(entry(es, "broken").error.find("unknown variable in [assign] 't.p.q'") != std::string::npos);
 
-  std::ostringstream out, err;
-  CHECK(scenario_audit_command(small(), req, out, err) == 0);
-  req.fail_on_issues = true;
-  CHECK(scenario_audit_command(small(), req, out, err) == 1);
-  req.missing_families = true;
-  std::ostringstream text;
-  scenario_audit_command(small(), req, text, err);
-  CHECK(text.str().find("      family=t.p category=primitive-root count=1 names=t.p.b\n") != std::string::npos);
+  CHECK(report.issues == 3);  // gap's two missing inputs and the preset that does not load
+  CHECK(report.ok == 1);
+  CHECK(report.errors == 1);
+  CHECK(report.unsourced == 1);  // gap; broken does not load, so it is not counted
+  CHECK(gap.targets[0].missing.size() == 2);
+  CHECK(gap.families[0].names == std::vector<std::string>{"t.p.b"});
+  const std::string text = present::scenario_audit_text(report, true);
+  CHECK(text.find("      family=t.p category=primitive-root count=1 names=t.p.b\n") != std::string::npos);
+  CHECK(present::scenario_audit_text(report, false).find("    missing families: 2 (list them with --missing-families)\n") != std::string::npos);
 }
 
 TEST_CASE("scenario audit: --target replaces each preset's targets and --preset narrows the list") {
@@ -93,7 +95,7 @@ TEST_CASE("scenario audit: --target replaces each preset's targets and --preset 
   req.presets_dir = p.dir.path.string();
   req.presets = {"full"};
   req.targets = {"xx=t.r.x"};
-  auto es = scenario_audit(small(), req);
+  auto es = scenario_audit(small(), req).presets;
   REQUIRE(es.size() == 1);
   REQUIRE(es[0].targets.size() == 1);
   CHECK(es[0].targets[0].label == "xx");
@@ -136,13 +138,17 @@ TEST_CASE("next work: blocking inputs first, then influential inputs without a s
   REQUIRE(nw.items.size() == 4);
   CHECK(nw.items[0].kind == "uncertainty-missing");
 
-  std::ostringstream out, err;
-  req.json = true, req.limit = 2;
-  CHECK(next_work_command(small(), req, out, err) == 0);
-  auto j = nlohmann::json::parse(out.str());
+  req.limit = 2;
+  const NextWorkReport two = next_work(small(), req);
+  CHECK(two.shown == 2);
+  const nlohmann::ordered_json j = two;
   CHECK(j["shown"] == 2);
   CHECK(j["item_count"] == 4);
   CHECK(j["items"][0]["rank"] == 1);
+  CHECK(j["items"].size() == 2);
+  const std::string text = present::next_work_text(two);
+  CHECK(text.find("Next work under full for t.r.y\n  4 items, shown 2\n") == 0);
+  CHECK(text.find("\n  2. [uncertainty-missing] ") != std::string::npos);
 }
 
 TEST_CASE("next work on the shipped model and the fixture names its evidence") {

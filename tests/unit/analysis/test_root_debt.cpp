@@ -6,11 +6,10 @@
 // through it z, already counted): 4.
 #include <doctest/doctest.h>
 
-#include <sstream>
-
 #include <nlohmann/json.hpp>
 
 #include "runtime/analysis/root_debt.h"
+#include "runtime/present/analysis.h"
 #include "support.h"
 
 using namespace gs;
@@ -80,28 +79,28 @@ TEST_CASE("families sum their members' weights") {
   CHECK(with[0].total_weight == 7);
 }
 
-TEST_CASE("root-debt command: text and JSON, limit, families") {
+TEST_CASE("root-debt report: text and JSON, limit, families") {
   const auto& reg = small();
   AnalysisScenario none;
-  std::ostringstream out, err;
   RootDebtRequest req;
   req.limit = 2;
-  CHECK(root_debt_command(reg, none, req, out, err) == 0);
-  CHECK(out.str() ==
+  const RootDebtReport rows = root_debt(reg, none, req);
+  CHECK(rows.mode == RootDebtMode::blast_radius);
+  CHECK(rows.total_roots == 3);
+  CHECK(rows.shown() == 2);
+  CHECK(present::root_debt_text(rows) ==
         "Root debt: 3 root inputs by blast radius (transitive dependents; constraints not followed)\n"
         "  shown 2\n"
         "\n"
         "dependents  family  variable  unit\n"
         "         3  t.p     t.p.a     m\n"
         "         3  t.p     t.p.b     m\n");
-  std::ostringstream fam;
   req.families = true, req.include_constraints = true, req.limit = 20;
-  root_debt_command(reg, none, req, fam, err);
-  CHECK(fam.str().find("t.p.a:4, t.p.b:3") != std::string::npos);
-  std::ostringstream js;
-  req.json = true, req.families = false;
-  root_debt_command(reg, none, req, js, err);
-  auto j = nlohmann::json::parse(js.str());
+  const RootDebtReport fams = root_debt(reg, none, req);
+  CHECK(fams.family_count == 2);
+  CHECK(present::root_debt_text(fams).find("t.p.a:4, t.p.b:3") != std::string::npos);
+  req.families = false;
+  const nlohmann::ordered_json j = root_debt(reg, none, req);
   CHECK(j["mode"] == "blast-radius");
   CHECK(j["total_roots"] == 3);
   CHECK(j["include_constraints"] == true);
@@ -114,11 +113,9 @@ TEST_CASE("root-debt with a target ranks the scenario's inputs by elasticity") {
   AnalysisScenario s;
   s.label = "hand";
   s.assignments = {{id(reg, "t.p.a"), 1}, {id(reg, "t.p.b"), 3}};  // c is missing
-  std::ostringstream out, err;
   RootDebtRequest req;
-  req.target = "t.r.z", req.json = true;
-  root_debt_command(reg, s, req, out, err);
-  auto j = nlohmann::json::parse(out.str());
+  req.target = "t.r.z";
+  const nlohmann::ordered_json j = root_debt(reg, s, req);
   CHECK(j["mode"] == "influence");
   CHECK(j["missing"] == 1);
   CHECK(j["rows"][0]["variable"] == "t.q.c");
@@ -126,11 +123,10 @@ TEST_CASE("root-debt with a target ranks the scenario's inputs by elasticity") {
   CHECK(j["rows"][1]["variable"] == "t.p.a");  // with z still symbolic in c, no elasticity yet
   CHECK(j["rows"][1]["elasticity"].is_null());
   CHECK(j["rows"][1]["derivative"] == 2.0);    // dz/da = 2 whatever c is
+  CHECK(present::root_debt_text(root_debt(reg, s, req)).find("  value          not determined (1 missing input)\n") != std::string::npos);
 
   s.assignments[id(reg, "t.q.c")] = 2;  // z = 2 (1 + 3) + 2 = 10
-  std::ostringstream full;
-  root_debt_command(reg, s, req, full, err);
-  auto k = nlohmann::json::parse(full.str());
+  const nlohmann::ordered_json k = root_debt(reg, s, req);
   CHECK(k["value"] == 10.0);
   CHECK(k["rows"][0]["variable"] == "t.p.b");  // 2 * 3 / 10
   CHECK(k["rows"][0]["elasticity"].get<double>() == doctest::Approx(0.6).epsilon(1e-15));
@@ -139,5 +135,5 @@ TEST_CASE("root-debt with a target ranks the scenario's inputs by elasticity") {
   CHECK(k["roots_outside_cone"] == 0);
 
   req.target = "t.r.zz";
-  CHECK_THROWS_AS(root_debt_command(reg, s, req, full, err), PresetError);
+  CHECK_THROWS_AS(root_debt(reg, s, req), PresetError);
 }

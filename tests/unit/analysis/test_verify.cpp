@@ -8,6 +8,7 @@
 
 #include "image/image.h"
 #include "runtime/analysis/verify.h"
+#include "runtime/present/analysis.h"
 #include "support.h"
 
 using namespace gs;
@@ -68,7 +69,7 @@ TEST_CASE("a sound small model passes every check, JIT agreement included") {
   CHECK(find(checks, "orphans").count == size_t(0));
   CHECK(find(checks, "file-size").summary == "0 of 0 source files have 700 lines or more");
   CHECK(find(checks, "jit").summary.find("0 disagreeing") != std::string::npos);
-  CHECK_THROWS_AS(verify_checks(reg, VerifyRequest{"fastest", false, "", "", 3, 2024, 1e-9}), PresetError);
+  CHECK_THROWS_AS(verify_checks(reg, VerifyRequest{"fastest", "", "", 3, 2024, 1e-9}), PresetError);
 }
 
 TEST_CASE("a stale image is detected: compile, edit the source, verify") {
@@ -83,8 +84,10 @@ TEST_CASE("a stale image is detected: compile, edit the source, verify") {
   CHECK(f.status == "fail");
   CHECK(f.summary.find("stale image: 1 of 3 source files changed") != std::string::npos);
   CHECK(mentions(f, file + " changed since the image was compiled"));
-  std::ostringstream out, err;
-  CHECK(verify_command(reg, req, out, err) == 1);
+  const VerifyReport report = verify(reg, req);
+  CHECK_FALSE(report.passed());
+  CHECK(report.failed == 1);
+  CHECK(present::verify_text(report).find("  FAIL  freshness   stale image: 1 of 3 source files changed") != std::string::npos);
   std::filesystem::remove(file);
   CHECK(find(verify_checks(reg, req), "freshness").status == "warn");  // cannot compare, not stale
 }
