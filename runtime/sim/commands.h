@@ -1,7 +1,7 @@
 // The simulator's and the research layer's runs behind `simulate`, `simulate --serving` and
 // `experiment-run`, as typed results with `to_json` beside them. A run that fails throws RunError, which
 // says whether the input was bad or an invariant broke; the commands (tools/gpu-stack/simulate.cpp) print
-// the results (text renderers in runtime/present/sim.h and runtime/sim/report.h) and choose exit codes.
+// the results (text renderers in runtime/present/sim.h) and choose exit codes.
 #pragma once
 
 #include <cstdint>
@@ -67,7 +67,7 @@ struct ServingSimulateArgs {
   std::optional<uint64_t> seed;         // default: the scenario's
   std::optional<std::string> timeline;  // per-request records here (.csv: CSV, else JSON Lines)
 };
-// Any failure is bad input. The result's JSON and text are serving_result_json/_text (serving_report.h).
+// Any failure is bad input. The result's JSON is serving_result_json (serving_report.h), its text present::serving_sim_text.
 ServingSimResult serving_simulate(const ServingSimulateArgs& args);
 
 // `experiment-protocol --json`: the frozen protocol's JSON with its hash.

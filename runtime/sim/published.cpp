@@ -5,8 +5,6 @@
 #include <limits>
 #include <stdexcept>
 
-#include <fmt/format.h>
-
 namespace gs::sim {
 
 using research::Json;
@@ -95,24 +93,6 @@ Json comparison_to_json(const PublishedComparison& c) {
     causes.push_back({{"cause", k.cause}, {"category", k.category}, {"simulated", k.simulated},
                       {"source_observed", k.observed_count}, {"source_rate_over_this_run", k.expected}});
   return {{"figures", figures}, {"interruptions_by_cause", causes}};
-}
-
-std::string comparison_text(const PublishedComparison& c) {
-  if (c.empty()) return "";
-  std::string out = "published figures (compared, never fitted):\n";
-  auto published = [](const FigureComparison& f) {
-    if (f.relation == "about") return fmt::format("{:g} ±{:g}%", f.published, f.tolerance * 100);
-    return fmt::format("{} {:g}", f.relation == "gt" ? ">" : "<", f.published);
-  };
-  for (const auto& f : c.figures)
-    out += fmt::format("  {:<34} published {:<12} simulated {:<10.4g} gap {:+.4g}  {}  [{}]\n", f.id, published(f), f.simulated,
-                       f.simulated - f.published, f.consistent ? "consistent" : "NOT consistent", f.source);
-  out += "  interruptions by cause: simulated / source observed (source rate over this run)\n";
-  std::vector<CauseComparison> causes = c.causes;
-  std::stable_sort(causes.begin(), causes.end(), [](const auto& a, const auto& b) { return a.observed_count > b.observed_count; });
-  for (const auto& k : causes)
-    out += fmt::format("    {:<30} {:<22} {:>5} / {:<5} ({:.1f})\n", k.cause, k.category, k.simulated, k.observed_count, k.expected);
-  return out;
 }
 
 }  // namespace gs::sim

@@ -13,6 +13,5 @@ namespace gs::sim {
 // Empty when the scenario declares no published figure.
 PublishedComparison compare_with_published(const Scenario& sc, const SimResult& r);
 research::Json comparison_to_json(const PublishedComparison& c);
-std::string comparison_text(const PublishedComparison& c);
 
 }  // namespace gs::sim

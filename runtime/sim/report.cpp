@@ -4,8 +4,6 @@
 #include <cmath>
 #include <map>
 
-#include <fmt/format.h>
-
 #include "runtime/sim/published.h"
 
 namespace gs::sim {
@@ -115,44 +113,6 @@ Json result_to_json(const SimResult& r) {
   return j;
 }
 
-std::string result_text(const SimResult& r) {
-  Headline h = headline(r);
-  std::string out = fmt::format("scenario {} (seed {}{}), simulated {:.2f} days\n", r.scenario_id, r.seed,
-                                r.recovery_override.empty() ? "" : ", recovery " + r.recovery_override, double(r.end_ns) / 86400e9);
-  for (const auto& j : r.jobs) {
-    uint64_t interruptions = 0;
-    for (const auto& [cause, n] : j.interruptions) interruptions += n;
-    out += fmt::format("job {} [{}] on {} GPUs: {} steps, goodput {:.4g} tokens/s, ETTR {:.4f}{}\n", j.id, j.policy, j.gpus,
-                       j.steps_committed, j.goodput_tokens_per_s(), j.ettr(), j.completed ? ", completed" : "");
-    out += fmt::format("  work (tokens): attempted {} = committed {} + lost {} (rollback {}, interrupted steps {}, cut by the horizon {})\n",
-                       j.work.attempted, j.work.committed, j.work.lost(), j.work.lost_rollback, j.work.lost_interrupted,
-                       j.work.lost_truncated);
-    out += fmt::format("  interruptions: {}", interruptions);
-    std::vector<std::pair<uint64_t, std::string>> causes;
-    for (const auto& [cause, n] : j.interruptions) causes.push_back({n, cause});
-    std::sort(causes.begin(), causes.end(), [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
-    for (size_t i = 0; i < causes.size(); ++i) out += fmt::format("{}{} {}", i ? ", " : " (", causes[i].second, causes[i].first);
-    out += causes.empty() ? "\n" : ")\n";
-    out += fmt::format("  recovery: {} durable restores, {} memory restores, {} elastic continuations, {} rejoins, {} abstentions\n",
-                       j.restores_durable, j.restores_memory, j.elastic_continuations, j.rejoins, j.abstentions);
-    if (j.migrations || j.power_cap_changes)
-      out += fmt::format("  interventions: {} replica migrations ({:.4g} TB over the WAN), {} power-cap changes\n", j.migrations,
-                         j.migration_bytes / 1e12, j.power_cap_changes);
-    if (j.degree_changes) out += fmt::format("  parallelism: {} data-parallel degree changes\n", j.degree_changes);
-    out += fmt::format("  checkpoints: {} durable, {} in memory; lost {:.1f} GPU-hours\n", j.checkpoints_durable,
-                       j.checkpoints_memory, j.lost_gpu_hours);
-  }
-  out += fmt::format("energy: IT {:.4g} MWh, facility {:.4g} MWh, peak IT {:.4g} MW\n", h.it_energy_j / 3.6e9,
-                     h.facility_energy_j / 3.6e9, r.peak_it_w / 1e6);
-  auto usd = [](const std::optional<double>& v) { return v ? fmt::format("{:.0f} USD", *v) : std::string("not modelled"); };
-  out += fmt::format("cost: energy {}, GPU time {}\n", usd(h.energy_cost_usd), usd(h.gpu_cost_usd));
-  out += "energy boundary: GPU power by job phase, node host power, site base load, static PUE; not network, storage or nodes under repair\n";
-  out += fmt::format("invariants: work conserved {}, time partitioned {}, causality violations {} in {} events\n",
-                     r.work_conserved() ? "yes" : "NO", r.time_partitioned() ? "yes" : "NO", r.causality_violations, r.events);
-  out += comparison_text(r.published);
-  return out;
-}
-
 namespace {
 
 struct Spread {
@@ -221,18 +181,5 @@ Json replicas_to_json(const std::vector<SimResult>& runs) {
   for (const auto& r : runs) rows.push_back(replica_summary(r));
   return replicas_to_json(rows, runs.empty() ? "" : runs[0].scenario_id, runs.empty() ? "" : runs[0].scenario_hash);
 }
-
-std::string replicas_text(const Json& j) {
-  std::string out = fmt::format("scenario {}: {} replicas\n", j["scenario_id"].get<std::string>(), j["replicas"].get<size_t>());
-  for (const auto& [k, s] : j["summary"].items())
-    out += fmt::format("  {:<22} mean {:<12.6g} p05 {:<12.6g} p50 {:<12.6g} p95 {:.6g}\n", k, s["mean"].get<double>(),
-                       s["p05"].get<double>(), s["p50"].get<double>(), s["p95"].get<double>());
-  out += fmt::format("invariants: work conserved {}, time partitioned {}, causality violations {}\n",
-                     j["invariants"]["work_conserved"].get<bool>() ? "yes" : "NO",
-                     j["invariants"]["time_partitioned"].get<bool>() ? "yes" : "NO", j["invariants"]["causality_violations"].get<uint64_t>());
-  return out;
-}
-
-std::string replicas_text(const std::vector<SimResult>& runs) { return replicas_text(replicas_to_json(runs)); }
 
 }  // namespace gs::sim

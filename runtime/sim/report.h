@@ -1,5 +1,6 @@
-// Turns simulation results into the JSON and the text the `simulate` command prints. The JSON is
-// canonical (sorted keys, fixed number format) and holds no wall-clock data, so equal runs give equal bytes.
+// Turns simulation results into the JSON the `simulate` command prints (its text is runtime/present/sim.h).
+// The JSON is canonical (sorted keys, fixed number format) and holds no wall-clock data, so equal runs give
+// equal bytes.
 #pragma once
 
 #include <string>
@@ -14,11 +15,9 @@ namespace gs::sim {
 research::Json energy_boundary();
 
 research::Json result_to_json(const SimResult& r);
-std::string result_text(const SimResult& r);
 
 // Several replicas of one scenario (different seeds): per-replica headline numbers and their spread.
 research::Json replicas_to_json(const std::vector<SimResult>& runs);
-std::string replicas_text(const std::vector<SimResult>& runs);
 
 // Headline numbers of one run, over all its jobs.
 struct Headline {
@@ -38,6 +37,5 @@ struct ReplicaSummary {
 };
 ReplicaSummary replica_summary(const SimResult& r);
 research::Json replicas_to_json(const std::vector<ReplicaSummary>& runs, const std::string& scenario_id, const std::string& scenario_hash);
-std::string replicas_text(const research::Json& replicas);
 
 }  // namespace gs::sim

@@ -12,8 +12,6 @@ namespace {
 
 Json finite_or_null(double x) { return std::isfinite(x) ? Json(x) : Json(nullptr); }
 
-std::string ms(double s) { return fmt::format("{:.1f} ms", s * 1e3); }
-
 }  // namespace
 
 Json serving_result_json(const ServingSimResult& r) {
@@ -49,34 +47,6 @@ Json serving_result_json(const ServingSimResult& r) {
           {"cost_per_million_output_tokens_usd", finite_or_null(r.cost_per_million_output_tokens_usd)},
           {"cost_per_million_goodput_tokens_usd", finite_or_null(r.cost_per_million_goodput_tokens_usd)},
           {"accounting", "replicas are held and draw the model's serving power through the whole measured window, idle or not"}};
-}
-
-std::string serving_result_text(const ServingSimResult& r) {
-  const ServingSummary& s = r.summary;
-  const ServingModelPoint& m = r.model;
-  const ServingScenario& sc = r.scenario;
-  const double window = sc.workload.horizon_s - sc.workload.warmup_s;
-  auto per_token = [](double x, const char* unit) { return std::isfinite(x) ? fmt::format("{:.4g} {}", x, unit) : std::string("n/a (no tokens)"); };
-  std::string out;
-  out += fmt::format("serving scenario {} (seed {}): {} x {}, batch limit {}\n", sc.name, r.seed, sc.replicas, sc.preset, sc.max_batch);
-  out += fmt::format("  model: decode step {} (batch 1) .. {} (batch {}), prefill {} (mean prompt), KV {:.0f} tokens, {:.0f} W, {:.4g} USD/h per replica\n",
-                     ms(m.decode_step_batch1_s), ms(m.decode_step_max_batch_s), sc.max_batch, ms(m.prefill_mean_prompt_s), m.kv_capacity_tokens,
-                     m.replica_power_w, m.replica_cost_usd_per_s * 3600);
-  out += fmt::format("  requests: {} arrived, {} measured over {:.0f} s after a {:.0f} s warm-up ({:.3g}/s offered)\n", s.arrived, s.measured, window,
-                     sc.workload.warmup_s, sc.workload.rate_per_s);
-  out += fmt::format("  TTFT  p50 {}  p90 {}  p99 {}  (mean {}; target {})\n", ms(s.p50_ttft_s), ms(s.p90_ttft_s), ms(s.p99_ttft_s), ms(s.mean_ttft_s),
-                     ms(sc.ttft_max_s));
-  out += fmt::format("  TPOT  p50 {}  p90 {}  p99 {}  (mean {}; target {})\n", ms(s.p50_tpot_s), ms(s.p90_tpot_s), ms(s.p99_tpot_s), ms(s.mean_tpot_s),
-                     ms(sc.tpot_max_s));
-  out += fmt::format("  throughput {:.1f} output tokens/s; goodput {:.1f} tokens/s within both targets ({:.1f}% of requests)\n", s.output_tokens_per_s,
-                     r.goodput_tokens_per_s, 100 * r.slo_attainment);
-  out += fmt::format("  busy {:.1f}% of the window, mean batch {:.1f}, {:.2f} requests in the system on average\n", 100 * s.busy_fraction, s.mean_batch,
-                     s.mean_in_system);
-  out += fmt::format("  energy {:.4g} kWh, {} per output token\n", r.energy_j / 3.6e6, per_token(r.energy_per_output_token_j, "J"));
-  out += fmt::format("  cost {:.4g} USD: {} per million output tokens, {} per million tokens within the targets\n", r.cost_usd,
-                     per_token(r.cost_per_million_output_tokens_usd, "USD"), per_token(r.cost_per_million_goodput_tokens_usd, "USD"));
-  out += "  (replicas are held and draw the model's serving power through the whole window, idle or not)\n";
-  return out;
 }
 
 std::string serving_timeline_text(const ServingSimResult& r, TimelineFormat format) {

@@ -3,13 +3,10 @@
 #include <algorithm>
 #include <deque>
 #include <cmath>
-#include <iomanip>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
-#include "runtime/format.h"
 #include "runtime/validate/engine.h"
 #include "runtime/validate/mapping_table.h"
 #include "runtime/validate/validate.h"
@@ -47,18 +44,6 @@ double fit_mfu(const std::vector<const Prepared*>& rows) {
   std::vector<double> l;
   for (const Prepared* p : rows) l.push_back(std::log(p->use.reported / p->baseline_unit));
   return std::exp(median(l));
-}
-
-std::string pct(double v) {
-  if (!std::isfinite(v)) return "-";
-  std::ostringstream os;
-  os << std::fixed << std::setprecision(1) << v << "%";
-  return os.str();
-}
-
-std::string pad(std::string s, size_t w) {
-  if (s.size() < w) s += std::string(w - s.size(), ' ');
-  return s;
 }
 
 nlohmann::ordered_json summary_json(const CvSummary& s) {
@@ -158,39 +143,6 @@ CrossValidation cross_validate_families(const Registry& reg, const PresetLibrary
   return cv;
 }
 
-std::string cross_validation_text(const CrossValidation& cv) {
-  std::ostringstream os;
-  os << "Leave-one-family-out cross-validation: " << cv.runs << "\n";
-  os << "  rows: " << cv.rows_read << " read, " << cv.rows_built << " built with a throughput comparison, " << cv.rows.size() << " predicted out of sample\n";
-  os << "  each family is predicted with parameters fitted on the tier-A rows of all other families; the baseline is\n"
-     << "  tokens/s = mfu x peak x GPUs / (6N + 12 L d s) with mfu fitted on the same rows the same way\n";
-  os << "  unstated settings: " << (cv.searched ? "chosen by search" : "defaults (micro-batch 1, no interleaving, no recomputation)") << "\n\n";
-  os << "  " << pad("family", 48) << pad("n", 4) << pad("median", 8) << pad("mean", 8) << "| " << pad("MFU rule: median", 17) << pad("mean", 8)
-     << pad("mfu", 7) << "| 90% coverage\n";
-  auto line = [&](const std::string& name, const CvSummary& s) {
-    std::ostringstream mfu;
-    if (std::isfinite(s.baseline_mfu)) mfu << std::fixed << std::setprecision(3) << s.baseline_mfu;
-    os << "  " << pad(name.substr(0, 46), 48) << pad(std::to_string(s.n), 4) << pad(pct(s.median_ape), 8) << pad(pct(s.mean_ape), 8) << "| "
-       << pad(pct(s.baseline_median_ape), 17) << pad(pct(s.baseline_mean_ape), 8) << pad(mfu.str(), 7) << "| " << pct(s.coverage * 100) << "\n";
-  };
-  for (const auto& f : cv.families) line(f.family, f.summary);
-  line("overall", cv.overall);
-  if (!cv.not_predicted.empty()) {
-    os << "\nFamilies not predicted:\n";
-    for (const auto& n : cv.not_predicted) os << "  " << n << "\n";
-  }
-  os << "\nRows (out of sample):\n";
-  os << "  " << pad("row", 36) << pad("reported", 16) << pad("predicted", 12) << pad("90% interval", 24) << pad("error", 9) << "MFU rule\n";
-  for (const auto& r : cv.rows) {
-    std::ostringstream e, b;
-    e << std::showpos << std::fixed << std::setprecision(1) << (r.predicted - r.reported) / r.reported * 100 << "%";
-    b << std::showpos << std::fixed << std::setprecision(1) << (r.baseline - r.reported) / r.reported * 100 << "%";
-    os << "  " << pad(r.id.substr(0, 34), 36) << pad(format_number(r.reported) + " " + r.unit, 16) << pad(format_number(r.predicted), 12)
-       << pad(format_number(r.interval_lo) + " - " + format_number(r.interval_hi) + (r.covered ? "" : " !"), 24) << pad(e.str(), 9) << b.str() << "\n";
-  }
-  os << "  (! the reported value lies outside the interval)\n";
-  return os.str();
-}
 
 std::string cross_validation_json(const CrossValidation& cv) {
   nlohmann::ordered_json j;

@@ -53,7 +53,6 @@ struct CrossValidation {
 
 CrossValidation cross_validate_families(const Registry& reg, const PresetLibrary& lib, const std::vector<RunRow>& rows, const std::string& runs,
                                         const std::vector<FitParameter>& params, bool search = true);
-std::string cross_validation_text(const CrossValidation& cv);
 std::string cross_validation_json(const CrossValidation& cv);
 
 }  // namespace gs::validate

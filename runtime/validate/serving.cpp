@@ -3,7 +3,6 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <toml++/toml.h>
 
@@ -138,27 +137,6 @@ ServingValidation validate_serving(const Registry& reg, const PresetLibrary& lib
   return v;
 }
 
-std::string serving_report_text(const ServingValidation& v) {
-  std::string out = fmt::format("serving validation: {} rows of {}\n", v.rows.size(), v.runs_path);
-  out += "every APE is out of sample: no serving row was used to fit any parameter (the serving model's efficiencies are the kernel's, fitted on training rows)\n\n";
-  for (const auto& r : v.rows) {
-    if (!r.reason.empty()) {
-      out += fmt::format("  {:<40} {}\n", r.id, r.reason);
-      continue;
-    }
-    for (const auto& m : r.metrics)
-      out += fmt::format("  {:<40} {:<14} measured {:>12.6g}  model {:>12.6g}  APE {:6.2f} %  ({})\n", r.id, m.column, m.measured, m.predicted,
-                         m.ape, v.sample);
-  }
-  out += "\nsummary (out of sample):\n";
-  for (const auto& s : v.summary)
-    out += fmt::format("  {:<14} n {:>3}  median APE {:6.2f} %  mean APE {:6.2f} %\n", s.column, s.n, s.median_ape, s.mean_ape);
-  if (v.summary.empty()) out += "  no modelled row has a comparable measurement\n";
-  if (!v.by_group.empty()) out += fmt::format("\nby {} (out of sample):\n", v.group_by);
-  for (const auto& s : v.by_group)
-    out += fmt::format("  {:<16} {:<14} n {:>3}  median APE {:6.2f} %  mean APE {:6.2f} %\n", s.group, s.column, s.n, s.median_ape, s.mean_ape);
-  return out;
-}
 
 std::string serving_report_json(const ServingValidation& v) {
   nlohmann::ordered_json j;

@@ -53,7 +53,6 @@ std::vector<ServingComparison> load_serving_comparisons(const Registry& reg, con
 // Throws PresetError or CsvError on an unreadable table, a missing id column or a malformed row preset.
 ServingValidation validate_serving(const Registry& reg, const PresetLibrary& lib, const std::string& presets_dir,
                                    const std::string& runs_path);
-std::string serving_report_text(const ServingValidation& v);
 std::string serving_report_json(const ServingValidation& v);
 
 }  // namespace gs::validate

@@ -3,12 +3,9 @@
 #include <algorithm>
 #include <deque>
 #include <cmath>
-#include <iomanip>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
-#include "runtime/format.h"
 #include "runtime/validate/calibrate.h"
 #include "runtime/validate/crossval.h"
 #include "runtime/validate/engine.h"
@@ -20,21 +17,6 @@ namespace {
 using json = nlohmann::ordered_json;
 
 constexpr double kZ90 = 1.6448536269514722;  // two-sided 90%: the 95th percentile of the standard normal
-
-std::string pct(double v) { return percent_text(v); }
-
-std::string signed_pct(double predicted, double reported) {
-  if (!std::isfinite(predicted) || reported == 0) return "-";
-  double e = (predicted - reported) / std::fabs(reported) * 100;
-  std::ostringstream os;
-  os << std::showpos << std::fixed << std::setprecision(1) << e << "%";
-  return os.str();
-}
-
-std::string pad(std::string s, size_t w) {
-  if (s.size() < w) s += std::string(w - s.size(), ' ');
-  return s;
-}
 
 MetricSummary summarise(const std::vector<double>& apes) {
   MetricSummary s;
@@ -56,12 +38,6 @@ json summary_json(const std::map<std::string, MetricSummary>& m) {
 
 }  // namespace
 
-std::string percent_text(double v) {
-  if (!std::isfinite(v)) return "-";
-  std::ostringstream os;
-  os << std::fixed << std::setprecision(1) << v << "%";
-  return os.str();
-}
 
 double ape(double predicted, double reported) { return std::fabs(predicted - reported) / std::fabs(reported) * 100; }
 
@@ -176,65 +152,6 @@ ValidationReport run_validation(const Registry& reg, const PresetLibrary& lib, c
   return rep;
 }
 
-std::string report_text(const ValidationReport& r) {
-  std::ostringstream os;
-  size_t built = 0;
-  for (const auto& row : r.rows) built += row.built();
-  os << "Validation against published training runs: " << r.runs_path << "\n";
-  os << "  rows: " << r.rows_read << " read, " << built << " built, " << (r.rows.size() - built) << " not built\n";
-  if (!r.calibration.empty()) {
-    os << "  calibration (" << r.calibration_source << "):";
-    for (const auto& [k, v] : r.calibration) os << " " << k << " = " << format_number(v) << ";";
-    os << "\n";
-  }
-  os << "\n" << pad("row", 34) << pad("tier", 5) << pad("metric", 22) << pad("reported", 19) << pad("predicted", 14) << "error\n";
-  for (const auto& row : r.rows) {
-    if (!row.built()) continue;
-    for (size_t i = 0; i < row.metrics.size(); ++i) {
-      const auto& m = row.metrics[i];
-      std::string metric = m.observation.metric + (row.primary && *row.primary == i ? " *" : "");
-      os << pad(i == 0 ? row.scenario.id : "", 34) << pad(i == 0 ? row.scenario.tier : "", 5) << pad(metric, 22)
-         << pad(format_number(m.observation.reported) + " " + m.observation.unit, 19) << pad(format_number(m.predicted), 14)
-         << signed_pct(m.predicted, m.observation.reported);
-      if (row.primary && *row.primary == i && std::isfinite(row.interval_lo))
-        os << "  [" << format_number(row.interval_lo) << ", " << format_number(row.interval_hi) << "]";
-      os << "\n";
-    }
-  }
-  os << "  (* the row's throughput comparison, with its 90% interval in brackets)\n";
-  if (built < r.rows.size()) {
-    os << "\nRows not built (" << (r.rows.size() - built) << "):\n";
-    for (const auto& row : r.rows)
-      if (!row.built()) os << "  " << pad(row.scenario.id.empty() ? "(line " + std::to_string(row.scenario.line) + ")" : row.scenario.id, 32) << row.reason << "\n";
-  }
-  std::map<std::string, size_t> assumptions;
-  for (const auto& row : r.rows)
-    if (row.built())
-      for (const auto& a : row.scenario.assumptions) ++assumptions[a];
-  if (!assumptions.empty()) {
-    os << "\nAssumptions where rows are silent (rows):\n";
-    for (const auto& [a, n] : assumptions) os << "  " << pad(std::to_string(n), 4) << a << "\n";
-  }
-  os << "\nSummary: absolute percentage error of the prediction\n";
-  os << "  " << pad("metric", 22) << pad("n", 5) << pad("median", 9) << pad("mean", 9) << "| tier A: " << pad("n", 5) << pad("median", 9) << "mean\n";
-  for (const auto& name : metric_order()) {
-    auto it = r.summary.find(name);
-    if (it == r.summary.end()) continue;
-    os << "  " << pad(name, 22) << pad(std::to_string(it->second.n), 5) << pad(pct(it->second.median_ape), 9) << pad(pct(it->second.mean_ape), 9)
-       << "|         ";
-    if (auto a = r.summary_tier_a.find(name); a != r.summary_tier_a.end())
-      os << pad(std::to_string(a->second.n), 5) << pad(pct(a->second.median_ape), 9) << pct(a->second.mean_ape);
-    else
-      os << "-";
-    os << "\n";
-  }
-  if (!r.throughput_by_group.empty()) {
-    os << "\nThroughput by source group:\n";
-    for (const auto& [g, s] : r.throughput_by_group)
-      os << "  " << pad(g, 40) << pad("n " + std::to_string(s.n), 7) << "median " << pad(pct(s.median_ape), 8) << "mean " << pct(s.mean_ape) << "\n";
-  }
-  return os.str();
-}
 
 void to_json(json& j, const ValidationReport& r) {
   j = json::object();

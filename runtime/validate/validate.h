@@ -26,8 +26,6 @@ double ape(double predicted, double reported);
 // Median of the values (mean of the middle two for an even count); NaN for none.
 double median(std::vector<double> v);
 double mean(const std::vector<double>& v);
-// A percentage as the reports print it: "12.3%"; "-" when not finite.
-std::string percent_text(double v);
 
 struct MetricResult {
   Observation observation;
@@ -79,7 +77,6 @@ struct ValidationSettings {
 
 ValidationReport run_validation(const Registry& reg, const PresetLibrary& lib, const std::vector<RunRow>& rows,
                                 const std::string& runs_path, const ValidationSettings& settings = {});
-std::string report_text(const ValidationReport& r);
 void to_json(nlohmann::ordered_json& j, const ValidationReport& r);
 // The `validate --json` document: to_json's, indented, with a final newline.
 std::string report_json(const ValidationReport& r);

@@ -74,7 +74,7 @@ void add_simulate_commands(Cli& cli) {
             if (simulate->count(opt)) throw UsageError(std::string(opt) + " is for training scenarios, not with --serving");
           gs::sim::ServingSimulateArgs a{st->sim.scenario, image_path(common), presets_dir(common), st->sim.seed, st->sim.timeline};
           return present_run([&] { return gs::sim::serving_simulate(a); }, [&](const gs::sim::ServingSimResult& r) {
-            return common.json ? gs::research::pretty_dump(gs::sim::serving_result_json(r)) : gs::sim::serving_result_text(r);
+            return common.json ? gs::research::pretty_dump(gs::sim::serving_result_json(r)) : gs::present::serving_sim_text(r);
           });
         }
         st->sim.image_path = image_path(common), st->sim.presets_dir = presets_dir(common);

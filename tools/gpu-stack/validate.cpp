@@ -19,10 +19,10 @@ int run_validate(const Common& c, gs::validate::ValidateOptions opt, std::option
   opt.data_dir = workspace(c).data_dir;
   const gs::validate::ValidateAnswer a = gs::validate::validate_runs(reg, library(reg, c), opt);
   if (a.cross) {
-    std::cout << (c.json ? gs::validate::cross_validation_json(*a.cross) : gs::validate::cross_validation_text(*a.cross));
+    std::cout << (c.json ? gs::validate::cross_validation_json(*a.cross) : gs::present::cross_validation_text(*a.cross));
     return 0;
   }
-  std::cout << (c.json ? gs::validate::report_json(*a.report) : gs::validate::report_text(*a.report));
+  std::cout << (c.json ? gs::validate::report_json(*a.report) : gs::present::validation_text(*a.report));
   if (max_median_ape) {
     const double m = gs::validate::tier_a_throughput_median_ape(*a.report);
     if (!(m <= *max_median_ape)) {
@@ -38,7 +38,7 @@ int run_validate_serving(const Common& c, std::string runs) {
   gs::Registry reg = load_registry(c);
   if (runs.empty()) runs = workspace(c).serving_runs_csv();
   auto v = gs::validate::validate_serving(reg, library(reg, c), presets_dir(c), runs);
-  std::cout << (c.json ? gs::validate::serving_report_json(v) : gs::validate::serving_report_text(v));
+  std::cout << (c.json ? gs::validate::serving_report_json(v) : gs::present::serving_validation_text(v));
   return 0;
 }
 
