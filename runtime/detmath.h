@@ -11,5 +11,9 @@ double det_log(double x);  // natural log; x <= 0 gives NaN (x == 0 gives -inf)
 double det_exp(double x);
 // sin and cos of |x| <= pi/4 (callers reduce the argument exactly, e.g. from integer fractions of a turn).
 void det_sincos_small(double x, double& s, double& c);
+// The standard normal quantile: the z with P(Z <= z) = p, for p in (0, 1) (0 gives -inf, 1 gives +inf,
+// anything else NaN). Accurate to about 1e-16 relative, and as accurate for p near 0 as the input
+// allows; for p near 1 it works from 1 - p, so pass a lower-tail probability when one is at hand.
+double det_normal_quantile(double p);
 
 }  // namespace gs

@@ -29,6 +29,13 @@ class Rng {
   double weibull(double shape, double scale);
   double normal();  // Marsaglia's polar method
   double lognormal(double median, double sigma);  // median * exp(sigma * N(0, 1))
+  // N(0, 1) by inversion: one uniform through det_normal_quantile. No rejection and no spare carried, so
+  // every draw takes exactly one value of the stream (the polar method above takes a varying number).
+  double normal_by_inversion();
+  double lognormal_by_inversion(double median, double sigma);  // median * exp(sigma * normal_by_inversion())
+  // The largest |z| of n independent N(0, 1) variates, drawn directly from one uniform by inverting the
+  // maximum's distribution (rng.cpp says why that is the same distribution); 0 for n = 0.
+  double max_abs_normal(uint32_t n);
 
  private:
   uint64_t s_[4];

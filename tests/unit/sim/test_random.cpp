@@ -8,6 +8,7 @@
 #include "runtime/detmath.h"
 #include "runtime/rng.h"
 #include "runtime/sim/stats.h"
+#include "tests/unit/support/ks.h"
 
 using namespace gs::sim;
 using namespace gs;  // the seeded generator and deterministic math live in the runtime core
@@ -63,6 +64,57 @@ TEST_CASE("deterministic log, exp, sin and cos stay within a few ulp of the C li
   CHECK(det_log(1.0) == 0.0);
   CHECK(det_exp(0.0) == 1.0);
   CHECK(std::isnan(det_log(-1.0)));
+}
+
+// Reference quantiles: mpmath 1.3.0 at 50 digits, solving Phi(z) = p for the double nearest each p
+// (through log Phi, or log Phi(-z) = log(1 - p) above the median, so the root is found to all digits).
+TEST_CASE("the deterministic normal quantile matches 50-digit values from the far tail to the centre") {
+  const std::pair<double, double> cases[] = {
+      {1e-300, -37.0470962993611992365}, {1e-20, -9.26234008979840757957}, {1e-10, -6.3613409024040561991},
+      {0.001, -3.09023230616781353536},  {0.02, -2.05374891063182304434},  {0.075, -1.43953147093845593495},
+      {0.3, -0.524400512708040815969},   {0.7, 0.524400512708040656314},   {0.975, 1.9599639845400538556},
+      {0.999, 3.09023230616781327776},   {0.999999, 4.75342430881708776569}};
+  for (const auto& c : cases) {  // no structured binding: CAPTURE's lambda would capture it, which clang 14 refuses
+    const double p = c.first, z = c.second;
+    CAPTURE(p);
+    // AS 241's own error is about 1e-16 relative; det_log's few ulp in the tails add at most a few more.
+    CHECK(std::fabs(det_normal_quantile(p) - z) <= 1e-15 * std::fabs(z));
+  }
+  // Antisymmetric to the bit where 1 - p is exact (p a multiple of 2^-10 here): both halves work from the
+  // same lower-tail probability.
+  for (int k = 1; k < 512; k += 7) CHECK(det_normal_quantile(1.0 - k / 1024.0) == -det_normal_quantile(k / 1024.0));
+  CHECK(det_normal_quantile(0.5) == 0.0);
+  CHECK(std::isinf(det_normal_quantile(0.0)));
+  CHECK(det_normal_quantile(0.0) < 0);
+  CHECK(std::isnan(det_normal_quantile(1.5)));
+}
+
+constexpr size_t kKsDraws = 100000;
+
+TEST_CASE("normals and lognormals by inversion have the polar method's distribution (Kolmogorov-Smirnov, 1e5 draws)") {
+  Rng polar(31), inverse(32);
+  std::vector<double> z_polar, z_inverse, l_polar, l_inverse;
+  for (size_t i = 0; i < kKsDraws; ++i) {
+    z_polar.push_back(polar.normal());
+    z_inverse.push_back(inverse.normal_by_inversion());
+  }
+  for (size_t i = 0; i < kKsDraws; ++i) {
+    l_polar.push_back(polar.lognormal(3.0, 0.7));
+    l_inverse.push_back(inverse.lognormal_by_inversion(3.0, 0.7));
+  }
+  using namespace gs::testing;
+  const double one = ks_critical_one_sample(kKsDraws), two = ks_critical_two_sample(kKsDraws, kKsDraws);
+  auto lognormal_cdf = [](double x) { return standard_normal_cdf(std::log(x / 3.0) / 0.7); };
+  CHECK(ks_one_sample(z_inverse, standard_normal_cdf) < one);
+  CHECK(ks_one_sample(z_polar, standard_normal_cdf) < one);
+  CHECK(ks_two_sample(z_inverse, z_polar) < two);
+  CHECK(ks_one_sample(l_inverse, lognormal_cdf) < one);
+  CHECK(ks_two_sample(l_inverse, l_polar) < two);
+  // One uniform per draw, whatever it turned out to be.
+  Rng a(5), b(5);
+  for (int i = 0; i < 1000; ++i) a.normal_by_inversion();
+  for (int i = 0; i < 1000; ++i) b.uniform_open();
+  CHECK(a.next() == b.next());
 }
 
 TEST_CASE("distributions have the moments they claim") {
