@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -9,6 +10,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "image/atomic_file.h"
 #include "image/eval.h"
 #include "image/image.h"
 #include "runtime/jit/jit_backend.h"
@@ -92,6 +94,7 @@ struct Jit::Impl {
   std::mutex mutex;
   std::map<std::string, CompiledCone> cache;
   std::set<std::string> symbols;  // used in the backend, by compiles and by loads (even failed ones)
+  std::string dump_dir;           // $GSTACK_JIT_DUMP: where each compile's optimised IR goes (debugging)
 
   // "c" + 16 hex digits of the key + a number not used yet: names from other processes' objects (the
   // same key, another number) and this backend's own never collide.
@@ -105,6 +108,7 @@ Jit::Jit(JitOptions options) : impl_(std::make_unique<Impl>()) {
   impl_->backend.reset(backend_factory()(&options));
   impl_->target_id = impl_->backend->target_id();
   if (!jit_cache_dir().empty()) impl_->disk.emplace(jit_cache_dir());
+  if (const char* dir = std::getenv("GSTACK_JIT_DUMP")) impl_->dump_dir = dir;
 }
 
 Jit::~Jit() = default;
@@ -136,7 +140,15 @@ CompiledCone Jit::compile(const ConeProgram& p) {
   }
   const std::string symbol = impl_->fresh_symbol(disk_key);
   std::string object;
-  CompiledCone c = impl_->backend->compile(p, symbol, impl_->disk ? &object : nullptr);
+  std::string ir;
+  const bool dump = !impl_->dump_dir.empty();
+  CompiledCone c = impl_->backend->compile(p, symbol, impl_->disk ? &object : nullptr, dump ? &ir : nullptr);
+  // A debugging aid, so a folder that cannot be written is not the command's failure.
+  if (dump) try {
+      write_file_atomic(impl_->dump_dir + "/" + symbol + ".ll", ir);
+    } catch (const std::runtime_error& e) {
+      std::fprintf(stderr, "gpu-stack: GSTACK_JIT_DUMP: %s\n", e.what());
+    }
   if (impl_->disk) {
     count_jit_cache(&JitCacheStats::compiled);
     if (!object.empty() && impl_->disk->write(disk_key, {symbol, object})) count_jit_cache(&JitCacheStats::stored);

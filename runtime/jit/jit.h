@@ -58,6 +58,20 @@ struct JitOptions {
   // reciprocal (at most half an ulp per division; see docs/runtime.md). false: the former scalar loop,
   // one row at a time, kept as the benchmarks' baseline.
   bool vectorize = true;
+  // With `vectorize`: exp, log, pow, sin, cos, tan, log2, log10, tanh and atan inside the widened loop
+  // call glibc's vector math library (libmvec: 4 lanes with AVX2, 8 with AVX-512; at most 4 ulp from the
+  // correctly rounded value per call) instead of the scalar libm function once per lane, where the host
+  // and the loaded libmvec.so.1 have the form. Off by default: it measured no faster on the cost cone
+  // (bench/jit_simd.sh, docs/runtime.md), whose few calls are not where its time goes.
+  bool vector_math = false;
+  // pow(x, n) for a constant whole n in [3, 16] as multiplications by squaring: relative error at most
+  // (n - 1) x 2^-53 (1.7e-15 for n = 16; libm's pow is within 1 ulp). Both batch shapes.
+  bool integer_powers = true;
+  // With `vectorize`: a division by a per-row value may become a multiplication by its reciprocal where
+  // LLVM finds that cheaper (several divisions by one divisor share one reciprocal; a divisor that only
+  // folds to a constant after optimisation), at most 2 x 2^-53 relative from the quotient; it differs
+  // otherwise only where the reciprocal overflows or is subnormal (|divisor| below 2.2e-308 or above 4.5e307).
+  bool divisor_reciprocals = true;
 };
 
 // The LLVM module the JIT opens on first use (Workspace::jit_module); empty or never called: the one this

@@ -17,8 +17,9 @@ struct JitBackend {
   // Everything besides the program that the machine code depends on: LLVM version, target triple, CPU,
   // CPU features and the JIT's options. Part of the on-disk cache key.
   virtual std::string target_id() const = 0;
-  // Compiles one program; `object`, when given, receives the relocatable object file it compiled to.
-  virtual CompiledCone compile(const ConeProgram& program, const std::string& symbol, std::string* object) = 0;
+  // Compiles one program; `object`, when given, receives the relocatable object file it compiled to, and
+  // `ir` the optimised LLVM IR (text) it was compiled from.
+  virtual CompiledCone compile(const ConeProgram& program, const std::string& symbol, std::string* object, std::string* ir = nullptr) = 0;
   // Links an object that compile() produced under `symbol` (from the on-disk cache); nothing when the
   // bytes are not such an object.
   virtual std::optional<CompiledCone> load(const ConeProgram& program, const std::string& symbol, const std::string& object) = 0;

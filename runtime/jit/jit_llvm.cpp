@@ -1,8 +1,10 @@
 #include "runtime/jit/jit_backend.h"
 
+#include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/Config/llvm-config.h>
 #include <llvm/ExecutionEngine/ObjectCache.h>
 #include <llvm/ExecutionEngine/Orc/CompileUtils.h>
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/Object/ObjectFile.h>
 #include <llvm/IR/IRBuilder.h>
@@ -11,6 +13,7 @@
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -87,8 +90,10 @@ ChunkLayout plan_chunks(const ConeProgram& p) {
 // structure-of-arrays block (the strides are constants once the body is inlined).
 class ConeEmitter {
  public:
-  ConeEmitter(Module& m, IRBuilder<>& b, Value* in, Value* out, Value* in_stride, Value* out_stride, bool reciprocal)
-      : m_(m), b_(b), in_(in), out_(out), in_stride_(in_stride), out_stride_(out_stride), d_(b.getDoubleTy()), reciprocal_(reciprocal) {}
+  ConeEmitter(Module& m, IRBuilder<>& b, Value* in, Value* out, Value* in_stride, Value* out_stride, bool reciprocal, bool integer_powers,
+              bool divisor_reciprocals)
+      : m_(m), b_(b), in_(in), out_(out), in_stride_(in_stride), out_stride_(out_stride), d_(b.getDoubleTy()), reciprocal_(reciprocal),
+        integer_powers_(integer_powers), divisor_reciprocals_(divisor_reciprocals) {}
 
   // Steps [first, last) of a chunked cone, with slot s of a value at slots[s * in_stride] (the strides
   // are one and the same in a chunk). A variable this chunk does not compute is loaded where it lives:
@@ -126,7 +131,7 @@ class ConeEmitter {
   IRBuilder<>& b_;
   Value *in_, *out_, *in_stride_, *out_stride_;
   Type* d_;
-  bool reciprocal_;
+  bool reciprocal_, integer_powers_, divisor_reciprocals_;
   const ChunkLayout* layout_ = nullptr;  // set while emitting one chunk of a chunked cone
   Value* slots_ = nullptr;
 
@@ -154,13 +159,23 @@ class ConeEmitter {
       const double r = 1.0 / c->getValueAPF().convertToDouble();
       if (std::isnormal(r)) return b_.CreateFMul(a, ConstantFP::get(d_, r));
     }
-    return b_.CreateFDiv(a, b);
+    Value* q = b_.CreateFDiv(a, b);
+    if (auto* i = dyn_cast<Instruction>(q); i && divisor_reciprocals_) i->setHasAllowReciprocal(true);
+    return q;
   }
   std::map<uint32_t, Value*> values_;
 
+  // A call to an LLVM intrinsic or a libm function by name. The latter are declared as touching no memory
+  // (nothing reads errno here), so that the loop vectorizer may widen them or call a vector form.
   Value* call(const char* name, std::vector<Value*> args) {
     std::vector<Type*> types(args.size(), d_);
-    return b_.CreateCall(m_.getOrInsertFunction(name, FunctionType::get(d_, types, false)), args);
+    FunctionCallee callee = m_.getOrInsertFunction(name, FunctionType::get(d_, types, false));
+    if (auto* f = dyn_cast<Function>(callee.getCallee()); f && !f->isIntrinsic()) {
+      f->setDoesNotAccessMemory();
+      f->setDoesNotThrow();
+      f->setWillReturn();
+    }
+    return b_.CreateCall(callee, args);
   }
 
   Value* pow(Value* base, Value* exponent) {
@@ -170,8 +185,23 @@ class ConeEmitter {
       if (e == -1) return b_.CreateFDiv(ConstantFP::get(d_, 1.0), base);  // the interpreter's 1 / x
       if (e == 1) return base;
       if (e == 2) return b_.CreateFMul(base, base);
+      if (integer_powers_ && e >= 3 && e <= 16 && e == std::floor(e)) return power(base, unsigned(e));
     }
     return call("llvm.pow.f64", {base, exponent});
+  }
+
+  // x^n by squaring: floor(log2 n) squarings and one multiplication per further set bit of n. Each
+  // rounding adds at most 2^-53 relative and a squaring doubles what came before, so the result is
+  // within (n - 1) x 2^-53 of x^n (1.7e-15 for n = 16). Special values as pow's: NaN, infinities and
+  // signed zeros follow from IEEE multiplication, and overflow gives infinity as pow does. Without
+  // fast-math LLVM keeps a pow call for these exponents, and the call is scalar inside a widened loop.
+  Value* power(Value* x, unsigned n) {
+    Value* result = nullptr;
+    for (Value* square = x; n; n >>= 1) {
+      if (n & 1) result = result ? b_.CreateFMul(result, square) : square;
+      if (n > 1) square = b_.CreateFMul(square, square);
+    }
+    return result;
   }
 
   Value* function(Func f, std::vector<Value*> a) {
@@ -249,14 +279,53 @@ class ConeEmitter {
   }
 };
 
+// glibc's vector math library (libmvec) under the x86_64 vector function ABI: _ZGV<isa>N<lanes><one v
+// per argument>_<name>, isa 'd' AVX2 (4 doubles), 'e' AVX-512 (8 doubles). LLVM 19's own LIBMVEC_X86
+// table has no 8-lane entries, so on an AVX-512 host, where the vectorizer widens to 8 lanes, each call
+// would be split into 8 scalar libm calls; and it lacks the forms glibc 2.35 added (log2, log10, tanh,
+// atan). `scalar` is the call the cone emitter makes.
+struct VectorForm {
+  const char* scalar;
+  const char* name;
+  unsigned lanes;
+  const char* abi;  // LLVM's own mangling of the shape: _ZGV_LLVM_N<lanes><v per argument>
+};
+constexpr VectorForm kLibmvec[] = {
+    {"llvm.exp.f64", "_ZGVdN4v_exp", 4, "_ZGV_LLVM_N4v"},        {"llvm.exp.f64", "_ZGVeN8v_exp", 8, "_ZGV_LLVM_N8v"},
+    {"llvm.log.f64", "_ZGVdN4v_log", 4, "_ZGV_LLVM_N4v"},        {"llvm.log.f64", "_ZGVeN8v_log", 8, "_ZGV_LLVM_N8v"},
+    {"llvm.pow.f64", "_ZGVdN4vv_pow", 4, "_ZGV_LLVM_N4vv"},      {"llvm.pow.f64", "_ZGVeN8vv_pow", 8, "_ZGV_LLVM_N8vv"},
+    {"llvm.sin.f64", "_ZGVdN4v_sin", 4, "_ZGV_LLVM_N4v"},        {"llvm.sin.f64", "_ZGVeN8v_sin", 8, "_ZGV_LLVM_N8v"},
+    {"llvm.cos.f64", "_ZGVdN4v_cos", 4, "_ZGV_LLVM_N4v"},        {"llvm.cos.f64", "_ZGVeN8v_cos", 8, "_ZGV_LLVM_N8v"},
+    {"llvm.log2.f64", "_ZGVdN4v_log2", 4, "_ZGV_LLVM_N4v"},      {"llvm.log2.f64", "_ZGVeN8v_log2", 8, "_ZGV_LLVM_N8v"},
+    {"llvm.log10.f64", "_ZGVdN4v_log10", 4, "_ZGV_LLVM_N4v"},    {"llvm.log10.f64", "_ZGVeN8v_log10", 8, "_ZGV_LLVM_N8v"},
+    {"tan", "_ZGVdN4v_tan", 4, "_ZGV_LLVM_N4v"},                 {"tan", "_ZGVeN8v_tan", 8, "_ZGV_LLVM_N8v"},
+    {"tanh", "_ZGVdN4v_tanh", 4, "_ZGV_LLVM_N4v"},               {"tanh", "_ZGVeN8v_tanh", 8, "_ZGV_LLVM_N8v"},
+    {"atan", "_ZGVdN4v_atan", 4, "_ZGV_LLVM_N4v"},               {"atan", "_ZGVeN8v_atan", 8, "_ZGV_LLVM_N8v"},
+};
+
+// The forms this host can run (AVX2 for 4 lanes, AVX-512F for 8) and the loaded libmvec defines.
+std::vector<VecDesc> usable_vector_forms(const std::vector<std::string>& features, sys::DynamicLibrary& libmvec) {
+  auto has = [&](const char* f) { return std::find(features.begin(), features.end(), f) != features.end(); };
+  std::vector<VecDesc> forms;
+  for (const VectorForm& f : kLibmvec)
+    if (has(f.lanes == 8 ? "+avx512f" : "+avx2") && libmvec.getAddressOfSymbol(f.name))
+      forms.emplace_back(f.scalar, f.name, ElementCount::getFixed(f.lanes), false, f.abi);
+  return forms;
+}
+
 // With `tm`, the passes see the host's vector units (the loop vectorizer's cost model needs them);
-// without, LLVM assumes no vector registers and the batch loop stays scalar.
-void optimize(Module& m, TargetMachine* tm) {
+// without, LLVM assumes no vector registers and the batch loop stays scalar. `vector_forms`: calls the
+// vectorizer may replace by a vector function (libmvec's, above).
+void optimize(Module& m, TargetMachine* tm, const std::vector<VecDesc>& vector_forms) {
   LoopAnalysisManager lam;
   FunctionAnalysisManager fam;
   CGSCCAnalysisManager cgam;
   ModuleAnalysisManager mam;
   PassBuilder pb(tm);
+  const Triple triple(m.getTargetTriple());
+  TargetLibraryInfoImpl library(triple);
+  library.addVectorizableFunctions(vector_forms);
+  fam.registerPass([&] { return TargetLibraryAnalysis(library); });  // before the defaults, which would add their own
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
   pb.registerFunctionAnalyses(fam);
@@ -310,8 +379,20 @@ class LlvmBackend final : public JitBackend {
     if (!jtmb) throw std::runtime_error("JIT: cannot detect the host target: " + toString(jtmb.takeError()));
     // Backend O2: the cones are small, so better machine code costs little compile time and buys throughput.
     jtmb->setCodeGenOptLevel(CodeGenOptLevel::Default);
+    const char global_prefix = jtmb->getTargetTriple().isOSBinFormatMachO() ? '_' : '\0';
+    if (!options_.vectorize || jtmb->getTargetTriple().getArch() != Triple::x86_64) options_.vector_math = false;
+    std::string forms;  // the vector math the machine code may call, for the cache key
+    if (options_.vector_math) {  // libmvec's entry points, for the vectorised calls; without it, scalar calls
+      std::string error;
+      sys::DynamicLibrary libmvec = sys::DynamicLibrary::getPermanentLibrary("libmvec.so.1", &error);
+      if (libmvec.isValid()) vector_forms_ = usable_vector_forms(jtmb->getFeatures().getFeatures(), libmvec);
+      if (!vector_forms_.empty()) vector_library_ = std::make_unique<orc::DynamicLibrarySearchGenerator>(libmvec, global_prefix);
+      for (const VecDesc& f : vector_forms_) forms += " " + f.getVectorFnName().str();
+    }
     target_id_ = std::string("llvm ") + LLVM_VERSION_STRING + "; " + jtmb->getTargetTriple().str() + "; " + jtmb->getCPU() + "; " +
-                 jtmb->getFeatures().getString() + "; codegen O2; " + (options_.vectorize ? "block batch, reciprocal division" : "scalar batch");
+                 jtmb->getFeatures().getString() + "; codegen O2; " + (options_.vectorize ? "block batch, reciprocal division" : "scalar batch") +
+                 (forms.empty() ? "" : ", libmvec:" + forms) + (options_.integer_powers ? ", integer powers" : "") +
+                 (options_.vectorize && options_.divisor_reciprocals ? ", divisor reciprocals" : "");
     if (options_.vectorize) {  // the optimiser's view of the host: its CPU and vector features
       auto tm = jtmb->createTargetMachine();
       if (!tm) throw std::runtime_error("JIT: cannot create the host target machine: " + toString(tm.takeError()));
@@ -327,10 +408,11 @@ class LlvmBackend final : public JitBackend {
                  .create();
     if (!j) throw std::runtime_error("JIT: cannot create LLJIT: " + toString(j.takeError()));
     jit_ = std::move(*j);
+    if (vector_library_) jit_->getMainJITDylib().addGenerator(std::move(vector_library_));
   }
 
   std::string target_id() const override { return target_id_; }
-  CompiledCone compile(const ConeProgram& p, const std::string& symbol, std::string* object) override;
+  CompiledCone compile(const ConeProgram& p, const std::string& symbol, std::string* object, std::string* ir) override;
   std::optional<CompiledCone> load(const ConeProgram& p, const std::string& symbol, const std::string& object) override;
 
  private:
@@ -338,9 +420,16 @@ class LlvmBackend final : public JitBackend {
   std::string target_id_;
   ObjectCapture capture_;
   std::unique_ptr<TargetMachine> tm_;
+  std::vector<VecDesc> vector_forms_;                        // libmvec's functions the vectorizer may call
+  std::unique_ptr<orc::DefinitionGenerator> vector_library_;  // libmvec's symbols, until the LLJIT exists
   std::unique_ptr<orc::LLJIT> jit_;
 
   CompiledCone entry_points(const ConeProgram& p, const std::string& symbol);
+  // An emitter with this backend's rewrites (JitOptions).
+  ConeEmitter emitter(Module& m, IRBuilder<>& b, Value* in, Value* out, Value* in_stride, Value* out_stride) const {
+    return ConeEmitter(m, b, in, out, in_stride, out_stride, options_.vectorize, options_.integer_powers,
+                       options_.vectorize && options_.divisor_reciprocals);
+  }
 
   // Evaluates one block of `lanes` rows held in column arrays (stride `lanes`).
   using BlockEvaluator = std::function<void(IRBuilder<>& b, Value* in_cols, Value* out_cols, Value* slot_cols)>;
@@ -421,7 +510,7 @@ std::vector<Function*> LlvmBackend::emit_chunks(Module& m, const ConeProgram& p,
     Type* d = b.getDoubleTy();
     counted_loop(b, b.getInt64(lanes), [&](Value* j) {
       Value* stride = b.getInt64(lanes);
-      ConeEmitter e(m, b, b.CreateGEP(d, f->getArg(0), j), b.CreateGEP(d, f->getArg(1), j), stride, stride, options_.vectorize);
+      ConeEmitter e = emitter(m, b, b.CreateGEP(d, f->getArg(0), j), b.CreateGEP(d, f->getArg(1), j), stride, stride);
       e.emit_chunk(p, layout, b.CreateGEP(d, f->getArg(2), j), layout.bounds[c], layout.bounds[c + 1]);
     });
     b.CreateRetVoid();
@@ -475,7 +564,7 @@ std::optional<CompiledCone> LlvmBackend::load(const ConeProgram& p, const std::s
   }
 }
 
-CompiledCone LlvmBackend::compile(const ConeProgram& p, const std::string& symbol, std::string* object) {
+CompiledCone LlvmBackend::compile(const ConeProgram& p, const std::string& symbol, std::string* object, std::string* ir) {
   auto start = std::chrono::steady_clock::now();
   const std::string& base = symbol;
   auto ctx = std::make_unique<LLVMContext>();
@@ -495,7 +584,7 @@ CompiledCone LlvmBackend::compile(const ConeProgram& p, const std::string& symbo
   Function* batch = Function::Create(FunctionType::get(void_ty, {ptr, ptr, i64}, false), Function::ExternalLinkage, base + "_batch", mod.get());
   if (expression_nodes(p) <= kSingleFunctionNodes) {
     IRBuilder<> b(BasicBlock::Create(*ctx, "entry", body));
-    ConeEmitter(*mod, b, body->getArg(0), body->getArg(1), body->getArg(2), body->getArg(3), options_.vectorize).emit(p);
+    emitter(*mod, b, body->getArg(0), body->getArg(1), body->getArg(2), body->getArg(3)).emit(p);
     b.CreateRetVoid();
     const uint64_t B = block_rows(p.inputs.size() + p.outputs.size());
     if (options_.vectorize)
@@ -538,7 +627,11 @@ CompiledCone LlvmBackend::compile(const ConeProgram& p, const std::string& symbo
   std::string errors;
   raw_string_ostream os(errors);
   if (verifyModule(*mod, &os)) throw std::runtime_error("JIT: invalid IR: " + os.str());
-  optimize(*mod, tm_.get());
+  optimize(*mod, tm_.get(), vector_forms_);
+  if (ir) {
+    raw_string_ostream text(*ir);
+    mod->print(text, nullptr);
+  }
   if (auto err = jit_->addIRModule(orc::ThreadSafeModule(std::move(mod), std::move(ctx))))
     throw std::runtime_error("JIT: " + toString(std::move(err)));
   capture_.expect(base, object);  // compilation happens on the first lookup

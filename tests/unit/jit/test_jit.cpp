@@ -170,3 +170,62 @@ TEST_CASE("a long cone compiled in chunks gives the step-by-step values, one row
     }
   }
 }
+
+// Where the SIMD kernel departs from libm (docs/runtime.md "SIMD batch kernels"): constant whole powers
+// are multiplications, and with JitOptions::vector_math exp, log, pow, sin and cos in the widened loop
+// are libmvec's vector forms. Each stays within its stated bound of the libm value, special values
+// included, with and without libmvec.
+TEST_CASE("integer powers and vector math stay within their error bounds of libm") {
+  auto img = compile_with_units(R"(
+system t
+ref r "test"
+var t.x : 1 "input" ref r
+var t.p3 : 1 "cube" ref r
+var t.p7 : 1 "seventh power" ref r
+var t.p16 : 1 "sixteenth power" ref r
+var t.e : 1 "exp" ref r
+var t.l : 1 "log" ref r
+var t.pw : 1 "non-integer power" ref r
+var t.s : 1 "sin" ref r
+var t.c : 1 "cos" ref r
+eq p3: t.p3 = t.x ^ 3
+eq p7: t.p7 = t.x ^ 7
+eq p16: t.p16 = t.x ^ 16
+eq e: t.e = exp(t.x)
+eq l: t.l = log(t.x)
+eq pw: t.pw = t.x ^ 1.37
+eq s: t.s = sin(t.x)
+eq c: t.c = cos(t.x)
+)");
+  const auto cone_program = program(img, {"t.x"}, {"t.p3", "t.p7", "t.p16", "t.e", "t.l", "t.pw", "t.s", "t.c"});
+  for (const bool vector_math : {false, true}) {
+    INFO("vector math " << vector_math);
+    gs::JitOptions options;
+    options.vector_math = vector_math;
+    gs::Jit jit(options);
+    const auto cone = jit.compile(cone_program);
+    std::vector<double> x = {0.0, -0.0, INFINITY, -INFINITY, NAN, -2.0, 1.0, 1e-300, 1e300, 700.0, -745.0};
+    for (int i = 0; i < 1000; ++i) x.push_back(-30 + 60 * (i + 0.5) / 1000);
+    std::vector<double> out(x.size() * 8);
+    cone.batch(x.data(), out.data(), x.size());
+    const double u = std::ldexp(1.0, -53);  // unit roundoff
+    auto ulp = [](double v) { return std::fabs(std::nextafter(std::fabs(v), INFINITY) - std::fabs(v)); };
+    // Within `bound` relative (powers) or `ulps` units in the last place (libmvec), or the same special value.
+    auto within = [&](double got, double want, double bound, double ulps) {
+      if (std::isnan(want) || std::isinf(want) || want == 0) return std::isnan(want) ? std::isnan(got) : got == want;
+      return std::fabs(got - want) <= std::max(bound * std::fabs(want), ulps * ulp(want));
+    };
+    for (size_t r = 0; r < x.size(); ++r) {
+      const double* y = &out[r * 8];
+      INFO("x = " << x[r]);
+      CHECK(within(y[0], std::pow(x[r], 3), 3 * u, 0));
+      CHECK(within(y[1], std::pow(x[r], 7), 7 * u, 0));
+      CHECK(within(y[2], std::pow(x[r], 16), 16 * u, 0));
+      CHECK(within(y[3], std::exp(x[r]), 0, 4));
+      CHECK(within(y[4], std::log(x[r]), 0, 4));
+      CHECK(within(y[5], std::pow(x[r], 1.37), 0, 4));
+      CHECK(within(y[6], std::sin(x[r]), 0, 4));
+      CHECK(within(y[7], std::cos(x[r]), 0, 4));
+    }
+  }
+}

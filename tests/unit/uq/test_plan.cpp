@@ -121,7 +121,9 @@ TEST_CASE("interpreter batches: every row equals the one-row answer exactly, wha
 }
 
 // The JIT's SIMD block batch (structure-of-arrays blocks, vectorized loop, constant divisors as
-// reciprocals) against the scalar JIT and the interpreter, on batches whose sizes straddle the blocks.
+// reciprocals, integer powers as multiplications, shared divisors' reciprocals), the same with libmvec's
+// vector math and without any of the options, against the scalar JIT and the interpreter, on batches
+// whose sizes straddle the blocks.
 TEST_CASE("SIMD block JIT, scalar JIT and interpreter agree to 1e-12 on random batches, block edges included") {
   const auto& reg = shipped_model();
   const auto scenario = gs::testing::preset_point("default");
@@ -132,22 +134,29 @@ TEST_CASE("SIMD block JIT, scalar JIT and interpreter agree to 1e-12 on random b
   gs::Plan plan(reg, scenario.assignments, scenario.variants, {cost}, vary);
   REQUIRE(plan.complete());
   REQUIRE(plan.program().inputs.size() >= 3);
-  gs::Jit scalar(gs::JitOptions{false}), simd(gs::JitOptions{true});
-  const auto a = scalar.compile(plan.program()), b = simd.compile(plan.program());
+  gs::Jit scalar(gs::JitOptions{false, false, false, false}), plain(gs::JitOptions{true, false, false, false}), simd(gs::JitOptions{}),
+      vector_math(gs::JitOptions{true, true, true, true});
+  const auto a = scalar.compile(plan.program()), p = plain.compile(plan.program()), b = simd.compile(plan.program()),
+             m = vector_math.compile(plan.program());
   const auto& interp = plan.cone(gs::Evaluator::Interpreter);
   const size_t n_in = a.n_inputs;
   gs::Rng rng(2);
   for (size_t rows : {size_t(1), size_t(63), size_t(64), size_t(65), size_t(1000)}) {
-    std::vector<double> in(rows * n_in), ya(rows), yb(rows), yi(rows);
+    std::vector<double> in(rows * n_in), ya(rows), yp(rows), yb(rows), ym(rows), yi(rows);
     for (size_t r = 0; r < rows; ++r)
       for (size_t i = 0; i < n_in; ++i) in[r * n_in + i] = plan.base()[i] * (0.5 + 1.5 * rng.uniform());
     a.batch(in.data(), ya.data(), rows);
+    p.batch(in.data(), yp.data(), rows);
     b.batch(in.data(), yb.data(), rows);
+    m.batch(in.data(), ym.data(), rows);
     interp.batch(in.data(), yi.data(), rows);
     size_t finite = 0;
     for (size_t r = 0; r < rows; ++r) {
-      INFO("rows " << rows << " row " << r << std::setprecision(17) << " scalar " << ya[r] << " simd " << yb[r] << " interp " << yi[r]);
+      INFO("rows " << rows << " row " << r << std::setprecision(17) << " scalar " << ya[r] << " simd " << yb[r] << " without options " << yp[r]
+                    << " with libmvec " << ym[r] << " interp " << yi[r]);
       CHECK(close(ya[r], yb[r], 1e-12));
+      CHECK(close(yi[r], yp[r], 1e-12));
+      CHECK(close(yi[r], ym[r], 1e-12));
       CHECK(close(yi[r], yb[r], 1e-12));
       double one = 0;
       b.one(in.data() + r * n_in, &one);
