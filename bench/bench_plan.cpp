@@ -361,11 +361,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string mode = argv[1];
+  if (const char* dir = std::getenv("GSTACK_JIT_DUMP")) gs::set_jit_dump_dir(dir);  // as gpu-stack does
   Setup s(argv[2], argv[3]);
   if (mode == "tiers") return tiers(s);
   if (mode == "mc" && argc == 6) return mc(s, std::strtoull(argv[4], nullptr, 10), argv[5]);
   if (mode == "draws") return draws(s, argc >= 5 ? std::strtoull(argv[4], nullptr, 10) : size_t(1) << 24);
-  if (mode == "simd") return simd(s, argc >= 5 ? std::strtoull(argv[4], nullptr, 10) : size_t(1) << 23);
+  if (mode == "simd") return simd(s, argc >= 5 ? std::strtoull(argv[4], nullptr, 10) : size_t(1) << 22);
   if (mode == "rqmc") return rqmc(s);
   std::fprintf(stderr, "bench_plan: bad arguments\n");
   return 2;

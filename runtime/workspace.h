@@ -20,6 +20,7 @@ struct Workspace {
   std::string jit_module;       // the LLVM module the JIT opens; empty: the one this build made
   std::string serve_http_module;  // the HTTP server module `serve` opens (libgs_serve_http.so); empty: the one this build made
   std::string jit_cache_dir;    // the on-disk cache of compiled cones (runtime/jit/object_cache.h); empty: none
+  std::string jit_dump_dir;     // where the JIT writes each cone's optimised IR (debugging); empty: nowhere
 
   // Files the workspace implies.
   std::string serving_runs_csv() const;     // data_dir/serving/serving-runs.csv

@@ -87,6 +87,12 @@ CreateFn backend_factory() {
 
 void use_jit_module(const std::string& path) { module_path() = path; }
 
+static std::string& dump_dir_setting() {
+  static std::string dir;
+  return dir;
+}
+void set_jit_dump_dir(const std::string& dir) { dump_dir_setting() = dir; }
+
 struct Jit::Impl {
   std::unique_ptr<JitBackend> backend;
   std::string target_id;
@@ -94,7 +100,7 @@ struct Jit::Impl {
   std::mutex mutex;
   std::map<std::string, CompiledCone> cache;
   std::set<std::string> symbols;  // used in the backend, by compiles and by loads (even failed ones)
-  std::string dump_dir;           // $GSTACK_JIT_DUMP: where each compile's optimised IR goes (debugging)
+  std::string dump_dir;           // set_jit_dump_dir: where each compile's optimised IR goes (debugging)
 
   // "c" + 16 hex digits of the key + a number not used yet: names from other processes' objects (the
   // same key, another number) and this backend's own never collide.
@@ -108,7 +114,7 @@ Jit::Jit(JitOptions options) : impl_(std::make_unique<Impl>()) {
   impl_->backend.reset(backend_factory()(&options));
   impl_->target_id = impl_->backend->target_id();
   if (!jit_cache_dir().empty()) impl_->disk.emplace(jit_cache_dir());
-  if (const char* dir = std::getenv("GSTACK_JIT_DUMP")) impl_->dump_dir = dir;
+  impl_->dump_dir = dump_dir_setting();
 }
 
 Jit::~Jit() = default;
@@ -147,7 +153,7 @@ CompiledCone Jit::compile(const ConeProgram& p) {
   if (dump) try {
       write_file_atomic(impl_->dump_dir + "/" + symbol + ".ll", ir);
     } catch (const std::runtime_error& e) {
-      std::fprintf(stderr, "gpu-stack: GSTACK_JIT_DUMP: %s\n", e.what());
+      std::fprintf(stderr, "gpu-stack: JIT IR dump: %s\n", e.what());
     }
   if (impl_->disk) {
     count_jit_cache(&JitCacheStats::compiled);

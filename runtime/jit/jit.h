@@ -78,6 +78,10 @@ struct JitOptions {
 // build made. Set by the front end before the first compile; later calls have no effect.
 void use_jit_module(const std::string& path);
 
+// A folder where every Jit made afterwards writes each cone's optimised LLVM IR as <symbol>.ll (to read
+// what the vectorizer made of it); empty, the default: none. The front end sets it from GSTACK_JIT_DUMP.
+void set_jit_dump_dir(const std::string& dir);
+
 class Jit {
  public:
   explicit Jit(JitOptions options = {});

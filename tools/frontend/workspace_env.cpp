@@ -43,6 +43,7 @@ Workspace resolve_workspace(const WorkspaceFlags& flags, const Workspace& defaul
   from_env(ws.chartjs_path, "GSTACK_CHARTJS");
   from_env(ws.jit_module, "GSTACK_JIT_MODULE");
   from_env(ws.serve_http_module, "GSTACK_SERVE_HTTP_MODULE");
+  from_env(ws.jit_dump_dir, "GSTACK_JIT_DUMP");
   if (!flags.image.empty()) ws.image = flags.image;
   if (!flags.presets_dir.empty()) ws.presets_dir = flags.presets_dir;
   std::string cache = flags.cache_dir;
@@ -61,6 +62,7 @@ std::string per_user_cache_dir(const Environment& env) {
 void install(const Workspace& ws) {
   use_jit_module(ws.jit_module);
   set_jit_cache_dir(ws.jit_cache_dir);
+  set_jit_dump_dir(ws.jit_dump_dir);
   sim::use_model_inputs(ws.sim_model_inputs());
 }
 

@@ -49,7 +49,8 @@ TEST_CASE("a variable replaces the default, a flag replaces the variable, an emp
                          {"GSTACK_SITE_ASSETS", "/e/site"},
                          {"GSTACK_CHARTJS", "/e/chart.js"},
                          {"GSTACK_JIT_MODULE", "/e/jit.so"},
-                         {"GSTACK_SERVE_HTTP_MODULE", "/e/http.so"}});
+                         {"GSTACK_SERVE_HTTP_MODULE", "/e/http.so"},
+                         {"GSTACK_JIT_DUMP", "/e/ir"}});
   const gs::Workspace e = gs::frontend::resolve_workspace({}, d, env);
   CHECK(e.image == "/e/m.gsimg");
   CHECK(e.presets_dir == "/e/presets");
@@ -61,6 +62,8 @@ TEST_CASE("a variable replaces the default, a flag replaces the variable, an emp
   CHECK(e.chartjs_path == "/e/chart.js");
   CHECK(e.jit_module == "/e/jit.so");
   CHECK(e.serve_http_module == "/e/http.so");
+  CHECK(e.jit_dump_dir == "/e/ir");
+  CHECK(d.jit_dump_dir.empty());  // no dump unless asked
   CHECK(e.sim_model_inputs() == "/e/presets/sim/model-inputs.toml");
 
   const gs::Workspace f = gs::frontend::resolve_workspace({"/f/m.gsimg", "/f/presets", ""}, d, env);
